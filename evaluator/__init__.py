@@ -1,0 +1,48 @@
+"""The vocabulary and the maths of hands: cards, decks, declarations, and checks.
+
+>>> import evaluator
+>>> evaluator.exists("two-pair A K", "Ah As Kd Jk", "official")
+True
+>>> [str(d) for d in evaluator.declarations("official")[:3]]
+['high 9', 'high T', 'high J']
+"""
+
+from evaluator.cards import (
+    JOKER_ID,
+    RULESETS,
+    Card,
+    CardError,
+    RulesetError,
+    deck,
+    deck_cards,
+    format_cards,
+    parse_card,
+    parse_cards,
+)
+from evaluator.declarations import (
+    CATEGORIES,
+    Declaration,
+    DeclarationError,
+    declarations,
+    from_id,
+    is_raise,
+    ladder,
+    parse_declaration,
+    raise_error,
+)
+from evaluator.evaluate import (
+    PoolArrayError,
+    best,
+    best_many,
+    exists,
+    exists_many,
+    pool_array,
+)
+
+__all__ = [
+    "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError", "Declaration",
+    "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many", "deck",
+    "deck_cards", "declarations", "exists", "exists_many", "format_cards", "from_id",
+    "is_raise", "ladder", "parse_card", "parse_cards", "parse_declaration", "pool_array",
+    "raise_error",
+]
