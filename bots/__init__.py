@@ -1,0 +1,1 @@
+"""Reference bots, one file each; each defines ``act(view)`` for the SDK."""

@@ -1,0 +1,63 @@
+"""A simple standings table from journal records: games, wins, mean place, score.
+
+Score is the share of opponents a bot finished ahead of, averaged over its games
+(1.0: won every game; 0.0: last every time). Pure functions of the records.
+
+>>> recs = [{"players": 2, "seats": ["a", "b"], "places": [1, 2], "faults": []},
+...         {"players": 2, "seats": ["b", "a"], "places": [2, 1], "faults": []}]
+>>> [(r.bot, r.games, r.wins, r.mean_place, r.score) for r in standings(recs)]
+[('a', 2, 2, 1.0, 1.0), ('b', 2, 0, 2.0, 0.0)]
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Standing:
+    bot: str
+    games: int
+    wins: int
+    mean_place: float
+    score: float
+    faults: dict[str, int] = field(default_factory=dict)
+
+
+def standings(records: Iterable[Mapping[str, Any]], bots: Iterable[str] = ()) -> list[Standing]:
+    """One row per bot (those in ``bots`` even with no game yet), best score first."""
+    games: Counter[str] = Counter({b: 0 for b in bots})
+    wins: Counter[str] = Counter()
+    place_sum: Counter[str] = Counter()
+    score_sum: dict[str, float] = {}
+    faults: dict[str, Counter[str]] = {}
+    for rec in records:
+        n = rec["players"]
+        for bot, place in zip(rec["seats"], rec["places"], strict=True):
+            games[bot] += 1
+            wins[bot] += place == 1
+            place_sum[bot] += place
+            score_sum[bot] = score_sum.get(bot, 0.0) + (n - place) / (n - 1)
+        for f in rec["faults"]:
+            faults.setdefault(f["bot"], Counter())[f["label"]] += 1
+    rows = [
+        Standing(bot, g, wins[bot], round(place_sum[bot] / g, 4) if g else 0.0,
+                 round(score_sum.get(bot, 0.0) / g, 4) if g else 0.0,
+                 dict(sorted(faults.get(bot, Counter()).items())))
+        for bot, g in games.items()
+    ]
+    return sorted(rows, key=lambda r: (-r.score, -r.wins, r.bot))
+
+
+def write_json(path: Path, rows: list[Standing], settings: Mapping[str, Any]) -> None:
+    """``leaderboard.json``: the rows plus the settings they describe."""
+    doc = {"schema_version": SCHEMA_VERSION, "kind": "standings", "settings": dict(settings),
+           "rows": [dict(rank=i, **asdict(r)) for i, r in enumerate(rows, 1)]}
+    path.write_text(json.dumps(doc, indent=2) + "\n")

@@ -1,0 +1,1 @@
+"""The wire: message codec with hard limits, schemas, sockets, and the bot SDK."""

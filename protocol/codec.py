@@ -1,0 +1,73 @@
+"""The msgpack codec of the wire, with hard limits.
+
+Everything a peer sends goes through ``decode`` before anything else looks at it. A
+message that is too large, not msgpack, nested too deep, uses an ext type, or is not a
+map with a string ``type`` raises ``MessageError`` with a one-line reason; the
+referee turns that into a ``malformed`` fault of the sender, never a crash.
+
+>>> decode(encode({"type": "hello", "token": "t"}))
+{'type': 'hello', 'token': 't'}
+>>> decode(b"\\xc1")
+Traceback (most recent call last):
+...
+codec.MessageError: not msgpack: ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgpack
+
+MAX_MESSAGE_BYTES = 64 * 1024
+MAX_DEPTH = 8
+MAX_STR_LEN = 4096
+MAX_ARRAY_LEN = 4096
+MAX_MAP_LEN = 64
+
+
+class MessageError(ValueError):
+    """A message that breaks the codec's limits or the envelope's shape."""
+
+
+def _no_ext(code: int, data: bytes) -> Any:
+    raise MessageError(f"msgpack ext type {code} is not allowed")
+
+
+def _depth_ok(obj: Any, depth: int) -> bool:
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(obj, dict):
+        return all(_depth_ok(v, depth + 1) for v in obj.values())
+    if isinstance(obj, list):
+        return all(_depth_ok(v, depth + 1) for v in obj)
+    return True
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return msgpack.packb(message, use_bin_type=True)
+
+
+def decode(frame: bytes) -> dict[str, Any]:
+    """One frame -> one message map, or MessageError saying what was wrong."""
+    if len(frame) > MAX_MESSAGE_BYTES:
+        raise MessageError(f"message of {len(frame)} bytes exceeds the limit of "
+                           f"{MAX_MESSAGE_BYTES}")
+    try:
+        obj = msgpack.unpackb(
+            frame, raw=False, strict_map_key=True, timestamp=0, ext_hook=_no_ext,
+            max_str_len=MAX_STR_LEN,
+            max_bin_len=MAX_STR_LEN, max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN,
+            max_ext_len=0,
+        )
+    except MessageError:
+        raise
+    except (ValueError, msgpack.UnpackException) as exc:
+        raise MessageError(f"not msgpack: {type(exc).__name__}: {exc}"[:200]) from None
+    if not isinstance(obj, dict):
+        raise MessageError(f"a message must be a map, got {type(obj).__name__}")
+    if not isinstance(obj.get("type"), str):
+        raise MessageError("a message must have a string field 'type'")
+    if not _depth_ok(obj, 1):
+        raise MessageError(f"message nested deeper than {MAX_DEPTH} levels")
+    return obj

@@ -1,0 +1,73 @@
+"""The game-generic envelope: message types, their fields, and their validation.
+
+Referee to bot: ``welcome``, ``refused``, ``game_start``, ``act``, ``round_result``,
+``game_end``, ``bye``. Bot to referee: ``hello`` and ``action``. SPEC.md is the
+normative description; this module is its executable form. Game payloads (the
+``view`` of an ``act``, the ``action`` of a reply, a ``round_result``'s ``result``)
+are opaque here and checked by the game's own codec.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.codec import MessageError
+
+PROTOCOL_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Hello:
+    token: str
+    protocol: int
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionReply:
+    seq: int
+    action: Any
+
+
+def _int(msg: dict[str, Any], key: str) -> int:
+    v = msg.get(key)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise MessageError(f"'{msg['type']}' needs an integer field '{key}'")
+    return v
+
+
+def _only(msg: dict[str, Any], allowed: set[str]) -> None:
+    extra = set(msg) - allowed
+    if extra:
+        raise MessageError(f"'{msg['type']}' has unknown fields: {', '.join(sorted(extra))}"[:160])
+
+
+def parse_bot_message(msg: dict[str, Any]) -> Hello | ActionReply:
+    """Validate a decoded message from a bot (``codec.decode`` has checked the limits)."""
+    kind = msg["type"]
+    if kind == "hello":
+        _only(msg, {"type", "token", "protocol", "name"})
+        token, name = msg.get("token"), msg.get("name")
+        if not isinstance(token, str):
+            raise MessageError("'hello' needs a string field 'token'")
+        if name is not None and not isinstance(name, str):
+            raise MessageError("'hello' field 'name' must be a string")
+        return Hello(token, _int(msg, "protocol"), name)
+    if kind == "action":
+        _only(msg, {"type", "seq", "action"})
+        if "action" not in msg:
+            raise MessageError("'action' needs a field 'action'")
+        return ActionReply(_int(msg, "seq"), msg["action"])
+    raise MessageError(f"unknown message type {kind!r}; a bot sends 'hello' or 'action'"[:160])
+
+
+def welcome(bot_name: str) -> dict[str, Any]:
+    from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES
+
+    return {"type": "welcome", "protocol": PROTOCOL_VERSION, "name": bot_name,
+            "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH}}
+
+
+def refused(reason: str) -> dict[str, Any]:
+    return {"type": "refused", "reason": reason}

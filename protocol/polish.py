@@ -1,0 +1,199 @@
+"""Polish Poker's payloads on the wire: the seat's view, the action, the round result.
+
+The envelope (``protocol.messages``) is game-generic; this module is what the
+Polish Poker game puts inside it. Cards travel as card ids and declarations as
+declaration ids (see SPEC.md); the dataclasses here hold parsed values.
+
+>>> v = View("official", seat=1, players=2, round=1, cap=5, hand=parse_cards("Ah"),
+...          community=parse_card("9c"), counts=(1, 1), active=(True, True), opener=0,
+...          history=((0, parse_declaration("pair 9", "official")),))
+>>> View.from_wire(v.to_wire()) == v, str(v.last), v.can_call
+(True, 'pair 9', True)
+>>> parse_action("pair A", "official"), Action.from_wire({"kind": "call"}, "official")
+(Raise(declaration=Declaration('pair A', 'official')), Call())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator import (
+    Card,
+    CardError,
+    Declaration,
+    DeclarationError,
+    RulesetError,
+    from_id,
+    ladder,
+    parse_card,
+    parse_cards,
+    parse_declaration,
+    raise_error,
+)
+
+GAME = "polish-poker"
+
+
+class ActionError(ValueError):
+    """An action payload that is not a well-formed action of the ruleset."""
+
+
+@dataclass(frozen=True, slots=True)
+class Raise:
+    """Declare a hand (the opening declaration is a raise over nothing)."""
+
+    declaration: Declaration
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """Challenge the last declaration."""
+
+
+class Action:
+    """Namespace for the wire form of ``Raise | Call``."""
+
+    @staticmethod
+    def to_wire(action: Raise | Call) -> dict[str, Any]:
+        if isinstance(action, Call):
+            return {"kind": "call"}
+        return {"kind": "raise", "declaration": action.declaration.id}
+
+    @staticmethod
+    def from_wire(payload: Any, ruleset: str) -> Raise | Call:
+        if not isinstance(payload, Mapping):
+            raise ActionError(f"action must be a map, got {type(payload).__name__}")
+        kind = payload.get("kind")
+        if kind == "call" and len(payload) == 1:
+            return Call()
+        if kind == "raise" and set(payload) == {"kind", "declaration"}:
+            d = payload["declaration"]
+            if not isinstance(d, int) or isinstance(d, bool):
+                raise ActionError(f"declaration must be an integer id, got {d!r}"[:120])
+            try:
+                return Raise(from_id(d, ruleset))
+            except DeclarationError as exc:
+                raise ActionError(str(exc)) from None
+        raise ActionError("action must be {kind: call} or {kind: raise, declaration: id}")
+
+
+def parse_action(value: Any, ruleset: str) -> Raise | Call:
+    """An action from ``"call"``, a declaration (text, id or object), or Raise/Call."""
+    if isinstance(value, Raise | Call):
+        if isinstance(value, Raise):
+            parse_declaration(value.declaration, ruleset)
+        return value
+    if isinstance(value, str) and value.strip().lower() == "call":
+        return Call()
+    return Raise(parse_declaration(value, ruleset))
+
+
+def _cards_from_wire(ids: Any) -> tuple[Card, ...]:
+    if not isinstance(ids, list):
+        raise ActionError("cards must be a list of card ids")
+    return parse_cards(ids)
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """Everything one seat may know when it must act, and nothing more.
+
+    ``history`` is this round's declarations as (seat, declaration), oldest first.
+    ``time_left_ms`` is filled in by the SDK from the request's deadline.
+    """
+
+    ruleset: str
+    seat: int
+    players: int
+    round: int
+    cap: int
+    hand: tuple[Card, ...]
+    community: Card | None
+    counts: tuple[int, ...]
+    active: tuple[bool, ...]
+    opener: int
+    history: tuple[tuple[int, Declaration], ...]
+    time_left_ms: int | None = field(default=None, compare=False)
+
+    @property
+    def last(self) -> Declaration | None:
+        return self.history[-1][1] if self.history else None
+
+    @property
+    def can_call(self) -> bool:
+        return bool(self.history)
+
+    def is_raise(self, declaration: str | int | Declaration) -> bool:
+        return raise_error(declaration, [d for _, d in self.history], self.ruleset) is None
+
+    def legal_raises(self) -> tuple[Declaration, ...]:
+        """Every declaration that is a legal raise now, weakest first."""
+        prior = [d for _, d in self.history]
+        return tuple(d for d in ladder(self.ruleset) if raise_error(d, prior, self.ruleset) is None)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "ruleset": self.ruleset, "seat": self.seat, "players": self.players,
+            "round": self.round, "cap": self.cap, "hand": [c.id for c in self.hand],
+            "community": None if self.community is None else self.community.id,
+            "counts": list(self.counts), "active": list(self.active), "opener": self.opener,
+            "history": [[s, d.id] for s, d in self.history],
+        }
+
+    @classmethod
+    def from_wire(cls, w: Mapping[str, Any], time_left_ms: int | None = None) -> View:
+        """Parse a view payload (bot side); raises ActionError on a malformed one."""
+        try:
+            ruleset = w["ruleset"]
+            return cls(
+                ruleset=ruleset, seat=int(w["seat"]), players=int(w["players"]),
+                round=int(w["round"]), cap=int(w["cap"]), hand=_cards_from_wire(w["hand"]),
+                community=None if w["community"] is None else parse_card(w["community"]),
+                counts=tuple(int(c) for c in w["counts"]),
+                active=tuple(bool(a) for a in w["active"]), opener=int(w["opener"]),
+                history=tuple((int(s), from_id(d, ruleset)) for s, d in w["history"]),
+                time_left_ms=time_left_ms,
+            )
+        except (KeyError, TypeError, ValueError, CardError, DeclarationError,
+                RulesetError) as exc:
+            raise ActionError(f"malformed view: {exc!r}"[:200]) from None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """How a round ended, sent to every seat after it: all hands are revealed.
+
+    ``declaration`` is the checked one (None when the round ended by a fault before a
+    call); ``exists`` whether it was in the pool; ``loser`` took the penalty card or
+    was ``eliminated``; ``reason`` is "bluff", "wrong-call" or a fault label.
+    """
+
+    round: int
+    hands: tuple[tuple[Card, ...], ...]
+    community: Card | None
+    declaration: Declaration | None
+    exists: bool | None
+    loser: int
+    reason: str
+    eliminated: bool
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "round": self.round, "hands": [[c.id for c in h] for h in self.hands],
+            "community": None if self.community is None else self.community.id,
+            "declaration": None if self.declaration is None else self.declaration.id,
+            "exists": self.exists, "loser": self.loser, "reason": self.reason,
+            "eliminated": self.eliminated,
+        }
+
+    @classmethod
+    def from_wire(cls, w: Mapping[str, Any], ruleset: str) -> RoundResult:
+        return cls(
+            round=w["round"], hands=tuple(parse_cards(h) for h in w["hands"]),
+            community=None if w["community"] is None else parse_card(w["community"]),
+            declaration=None if w["declaration"] is None else from_id(w["declaration"], ruleset),
+            exists=w["exists"], loser=w["loser"], reason=w["reason"],
+            eliminated=w["eliminated"],
+        )

@@ -1,0 +1,125 @@
+"""The bot side: connect, say hello, answer ``act`` requests with ``act(view)``.
+
+A Python bot is one file with an ``act(view)`` function::
+
+    def act(view):
+        return "call" if view.can_call else "pair 9"
+
+``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
+calls ``run`` below. ``act`` may return ``"call"``, a declaration (text, id or
+``Declaration``), or ``Raise``/``Call``. Optional hooks: ``on_game_start(info)``,
+``on_round_result(result)``, ``on_game_end(info)``.
+
+At each game start the SDK seeds Python's ``random`` module (and numpy's global
+generator, if numpy is loaded) from the game's seed, so a bot that draws its
+randomness from them is reproducible.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import zmq
+
+from protocol.codec import MessageError, decode, encode
+from protocol.messages import PROTOCOL_VERSION
+from protocol.polish import Action, Raise, Call, RoundResult, View, parse_action
+
+HELLO_TIMEOUT_MS = 30_000
+
+
+class BotError(RuntimeError):
+    """The bot cannot go on: no endpoint, refused by the referee, or a broken request."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What ``on_game_start`` and ``on_game_end`` receive."""
+
+    game_id: str
+    game: str
+    seat: int
+    players: int
+    seed: int
+    params: dict[str, Any]
+    order: tuple[int, ...] = ()
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np = sys.modules.get("numpy")
+    if np is not None:
+        np.random.seed(seed % 2**32)
+
+
+def run(
+    act: Callable[[View], Any],
+    on_game_start: Callable[[GameInfo], None] | None = None,
+    on_round_result: Callable[[RoundResult], None] | None = None,
+    on_game_end: Callable[[GameInfo], None] | None = None,
+    name: str | None = None,
+) -> None:
+    """Serve the referee until it says ``bye``. Endpoint and token come from the
+    environment (``REFEREE_ENDPOINT``, ``REFEREE_TOKEN``)."""
+    try:
+        endpoint, token = os.environ["REFEREE_ENDPOINT"], os.environ["REFEREE_TOKEN"]
+    except KeyError as exc:
+        raise BotError(f"environment variable {exc.args[0]} is not set: "
+                       "bots are started by the referee (referee run / referee check)") from None
+    ctx = zmq.Context.instance()
+    sock = ctx.socket(zmq.DEALER)
+    sock.linger = 0
+    sock.connect(endpoint)
+    try:
+        hello: dict[str, Any] = {"type": "hello", "token": token, "protocol": PROTOCOL_VERSION}
+        if name:
+            hello["name"] = name
+        sock.send(encode(hello))
+        if not sock.poll(HELLO_TIMEOUT_MS):
+            raise BotError(f"no welcome from the referee at {endpoint}")
+        reply = decode(sock.recv())
+        if reply["type"] != "welcome":
+            raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
+        _serve(sock, act, on_game_start, on_round_result, on_game_end)
+    finally:
+        sock.close()
+
+
+def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
+    game: GameInfo | None = None
+    while True:
+        msg = decode(sock.recv())
+        kind = msg["type"]
+        if kind == "act":
+            if game is None:
+                raise BotError("'act' before 'game_start'")
+            view = View.from_wire(msg["view"], msg.get("deadline_ms"))
+            action = parse_action(act(view), game.params["ruleset"])
+            sock.send(encode({"type": "action", "seq": msg["seq"],
+                              "action": Action.to_wire(action)}))
+        elif kind == "game_start":
+            game = GameInfo(msg["game_id"], msg["game"], msg["seat"], msg["players"],
+                            msg["seed"], msg["params"])
+            seed_everything(game.seed)
+            if on_game_start:
+                on_game_start(game)
+        elif kind == "round_result":
+            if on_round_result and game is not None:
+                on_round_result(RoundResult.from_wire(msg["result"], game.params["ruleset"]))
+        elif kind == "game_end":
+            if on_game_end and game is not None:
+                on_game_end(GameInfo(game.game_id, game.game, game.seat, game.players,
+                                     game.seed, game.params, tuple(msg["order"])))
+            game = None
+        elif kind == "bye":
+            return
+        else:
+            raise MessageError(f"unknown message type {kind!r} from the referee")
+
+
+__all__ = ["BotError", "Call", "GameInfo", "Raise", "View", "run", "seed_everything"]

@@ -1,0 +1,53 @@
+"""A run's resolved configuration: everything needed to play (and replay) it.
+
+>>> parse_duration("200ms"), parse_duration("1s"), parse_duration("1.5s"), parse_duration("250")
+(200, 1000, 1500, 250)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.process import BotSpec
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
+
+
+class ConfigError(ValueError):
+    """A run option that makes no sense; the message says which and why."""
+
+
+def parse_duration(text: str) -> int:
+    """``"200ms"``, ``"1s"``, ``"2m"`` or a bare number of milliseconds -> milliseconds."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise ConfigError(f"bad duration {text!r}: write it like 200ms, 1s or 1.5s")
+    value, unit = float(m.group(1)), m.group(2) or "ms"
+    return int(round(value * {"ms": 1, "s": 1000, "m": 60_000}[unit]))
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """One run of games between bots (see ``referee run --help`` for each field)."""
+
+    bots: tuple[BotSpec, ...]
+    rules: str
+    players: int
+    games: int
+    seed: int
+    move_ms: int
+    bank_ms: int
+    concurrency: int
+    max_faults: int
+    start_timeout_ms: int
+    out: Path
+    game: str = "polish-poker"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["out"] = str(self.out)
+        d["bots"] = [{"name": b.name, "path": str(b.path), "sha256": b.sha256} for b in self.bots]
+        return d

@@ -1,0 +1,173 @@
+"""The referee's one ZeroMQ ROUTER socket and who is who on it.
+
+Every launched bot process gets a secret token. The first ``hello`` that presents a
+token binds it to the routing identity the ROUTER assigned to that connection; from
+then on only frames from that identity speak for that process. A second connection
+presenting a token already bound is refused. Frames from identities that are bound
+to nothing are dropped and counted, never attributed to a bot.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import zmq
+
+from protocol.codec import MessageError, decode, encode
+from protocol.messages import PROTOCOL_VERSION, Hello, parse_bot_message, refused, welcome
+
+# A hard transport cap well above the codec's limit: libzmq drops a peer that sends more.
+TRANSPORT_MAX_BYTES = 1 << 20
+
+Peer = TypeVar("Peer")
+
+
+@dataclass
+class HubCounters:
+    """Messages the hub dropped, by why."""
+
+    unbound: int = 0          # from a connection that never presented a valid token
+    refused: int = 0          # hellos with an unknown or already-bound token
+    duplicate_hello: int = 0  # a second hello on an already-bound connection
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(vars(self))
+
+
+@dataclass
+class Incoming(Generic[Peer]):
+    """A frame from a bound peer: either a decoded message or the reason it is bad."""
+
+    peer: Peer
+    received_at: float
+    message: dict[str, Any] | None = None
+    error: str | None = None
+    hello: bool = field(default=False)
+
+
+class Hub(Generic[Peer]):
+    """Binds the ROUTER, issues tokens, and turns frames into ``Incoming`` items."""
+
+    def __init__(self, endpoint: str | None = None):
+        self._tmpdir: str | None = None
+        if endpoint is None:
+            self._tmpdir = tempfile.mkdtemp(prefix="referee-")
+            os.chmod(self._tmpdir, 0o700)
+            endpoint = f"ipc://{self._tmpdir}/router"
+        self.ctx = zmq.Context()
+        self.sock = self.ctx.socket(zmq.ROUTER)
+        self.sock.linger = 0
+        self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
+        self.sock.setsockopt(zmq.MAXMSGSIZE, TRANSPORT_MAX_BYTES)
+        self.sock.bind(endpoint)
+        self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._by_token: dict[str, Peer] = {}
+        self._by_identity: dict[bytes, Peer] = {}
+        self._identity_of: dict[int, bytes] = {}
+        self._bound_tokens: set[str] = set()
+        self._names: dict[int, str] = {}
+        self.counters = HubCounters()
+
+    def new_token(self, peer: Peer, name: str) -> str:
+        token = secrets.token_hex(16)
+        self._by_token[token] = peer
+        self._names[id(peer)] = name
+        return token
+
+    def forget(self, peer: Peer) -> None:
+        """Unbind a peer whose process is gone; its token and identity die with it."""
+        ident = self._identity_of.pop(id(peer), None)
+        if ident is not None:
+            self._by_identity.pop(ident, None)
+        for tok in [t for t, p in self._by_token.items() if p is peer]:
+            del self._by_token[tok]
+            self._bound_tokens.discard(tok)
+        self._names.pop(id(peer), None)
+
+    def send(self, peer: Peer, message: dict[str, Any]) -> bool:
+        """Send to a bound peer; False if it is not (or no longer) connected."""
+        ident = self._identity_of.get(id(peer))
+        if ident is None:
+            return False
+        try:
+            self.sock.send_multipart([ident, encode(message)], flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            return False
+        return True
+
+    def poll(self, timeout_ms: float) -> list[Incoming[Peer]]:
+        """Wait up to ``timeout_ms`` for frames, then drain all that are queued."""
+        out: list[Incoming[Peer]] = []
+        if not self.sock.poll(max(0, int(timeout_ms)), zmq.POLLIN):
+            return out
+        while True:
+            try:
+                frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=True)
+            except zmq.Again:
+                return out
+            item = self._handle(frames, time.perf_counter())
+            if item is not None:
+                out.append(item)
+
+    def _handle(self, frames: list[bytes], now: float) -> Incoming[Peer] | None:
+        ident, payload = frames[0], frames[1:]
+        peer = self._by_identity.get(ident)
+        if peer is not None:
+            if len(payload) != 1:
+                return Incoming(peer, now, error=f"{len(payload)} frames in one message; "
+                                                 "send exactly one")
+            try:
+                msg = decode(payload[0])
+            except MessageError as exc:
+                return Incoming(peer, now, error=str(exc))
+            if msg["type"] == "hello":
+                self.counters.duplicate_hello += 1
+                return None
+            return Incoming(peer, now, message=msg)
+        return self._maybe_hello(ident, payload, now)
+
+    def _maybe_hello(self, ident: bytes, payload: list[bytes], now: float) -> Incoming[Peer] | None:
+        try:
+            if len(payload) != 1:
+                raise MessageError("expected one frame")
+            hello = parse_bot_message(decode(payload[0]))
+        except MessageError:
+            self.counters.unbound += 1
+            return None
+        if not isinstance(hello, Hello):
+            self.counters.unbound += 1
+            return None
+        peer = self._by_token.get(hello.token)
+        if peer is None or hello.token in self._bound_tokens:
+            self.counters.refused += 1
+            why = "token already in use" if peer is not None else "unknown token"
+            self._send_raw(ident, refused(why))
+            return None
+        if hello.protocol != PROTOCOL_VERSION:
+            self._send_raw(ident, refused(f"protocol {hello.protocol} not supported; "
+                                          f"this referee speaks {PROTOCOL_VERSION}"))
+            return Incoming(peer, now, error=f"protocol version {hello.protocol} not supported",
+                            hello=True)
+        self._bound_tokens.add(hello.token)
+        self._by_identity[ident] = peer
+        self._identity_of[id(peer)] = ident
+        self._send_raw(ident, welcome(self._names[id(peer)]))
+        return Incoming(peer, now, message={"type": "hello"}, hello=True)
+
+    def _send_raw(self, ident: bytes, message: dict[str, Any]) -> None:
+        try:
+            self.sock.send_multipart([ident, encode(message)], flags=zmq.NOBLOCK)
+        except zmq.ZMQError:
+            pass
+
+    def close(self) -> None:
+        self.sock.close(0)
+        self.ctx.term()
+        if self._tmpdir:
+            shutil.rmtree(self._tmpdir, ignore_errors=True)

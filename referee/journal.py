@@ -1,0 +1,73 @@
+"""The run journal: the single source of truth of a run.
+
+A run directory holds ``games.jsonl`` (one JSON object per finished game, appended
+and flushed as the game ends) and ``transcripts.jsonl`` (one JSON object per game with
+its full event stream, written just before the game's line). JOURNAL.md documents
+both formats.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+GAMES_FILE = "games.jsonl"
+TRANSCRIPTS_FILE = "transcripts.jsonl"
+SCHEMA_VERSION = 1
+
+
+class JournalError(ValueError):
+    """A journal line that is not a valid record (other than a torn last line)."""
+
+
+class Journal:
+    """Appends finished games to a run directory."""
+
+    def __init__(self, run_dir: Path):
+        run_dir.mkdir(parents=True, exist_ok=True)
+        self._games = open(run_dir / GAMES_FILE, "a", encoding="utf-8")
+        self._transcripts = open(run_dir / TRANSCRIPTS_FILE, "a", encoding="utf-8")
+
+    def append(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        transcript = {"schema_version": SCHEMA_VERSION, "game": record["game"],
+                      "seed": record["seed"], "rules": record["rules"],
+                      "players": record["players"], "events": events}
+        self._transcripts.write(json.dumps(transcript, separators=(",", ":")) + "\n")
+        self._transcripts.flush()
+        self._games.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._games.flush()
+
+    def close(self) -> None:
+        self._games.close()
+        self._transcripts.close()
+
+
+def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
+    """The records of a JSON-lines file. A torn last line (a run killed mid-write) is
+    dropped with a warning through ``warn``; a bad line elsewhere is a JournalError."""
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as f:
+        lines = f.readlines()
+    for i, line in enumerate(lines, 1):
+        try:
+            rec = json.loads(line)
+            if not isinstance(rec, dict):
+                raise ValueError("not an object")
+        except ValueError as exc:
+            if i == len(lines) and not line.endswith("\n"):
+                if warn:
+                    warn(f"{path}: dropped a torn last line ({len(line)} bytes)")
+                return
+            raise JournalError(f"{path}:{i}: not a journal record ({exc})") from None
+        yield rec
+
+
+def read_games(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
+    return list(read_lines(Path(run_dir) / GAMES_FILE, warn))
+
+
+def read_transcripts(run_dir: Path, warn: Any = None) -> dict[int, dict[str, Any]]:
+    return {t["game"]: t for t in read_lines(Path(run_dir) / TRANSCRIPTS_FILE, warn)}

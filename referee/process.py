@@ -1,0 +1,120 @@
+"""Bot processes: what a bot is (a file), how it is launched, and how it is ended.
+
+A ``.py`` file is hosted through the SDK with the referee's own interpreter
+(``python -m protocol.host FILE``); any other executable file is started as it is.
+Each process is the leader of its own session and process group, so ending the group
+also ends whatever it spawned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class BotFileError(ValueError):
+    """A bot argument that names no usable file."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSpec:
+    """One entrant: a display name and the file that runs it."""
+
+    name: str
+    path: Path
+    sha256: str
+
+    @property
+    def command(self) -> list[str]:
+        if self.path.suffix == ".py":
+            return [sys.executable, "-m", "protocol.host", str(self.path)]
+        return [str(self.path)]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def resolve_bots(args: list[str]) -> list[BotSpec]:
+    """Bot arguments (``FILE`` or ``NAME=FILE``) -> specs with distinct names.
+
+    The same file given twice gets two names (``caller``, ``caller#2``), so a bot
+    can play itself.
+
+    >>> [b.name for b in resolve_bots(["bots/caller.py", "bots/caller.py", "x=bots/caller.py"])]
+    ['caller', 'caller#2', 'x']
+    """
+    specs: list[BotSpec] = []
+    taken: set[str] = set()
+    for arg in args:
+        name, sep, file = arg.partition("=")
+        if not sep:
+            name, file = "", arg
+        path = Path(file).expanduser()
+        if not path.is_file():
+            raise BotFileError(f"bot file not found: {file}")
+        if path.suffix != ".py" and not os.access(path, os.X_OK):
+            raise BotFileError(f"bot file {file} is neither a .py file nor executable "
+                               "(chmod +x it, or give a .py file)")
+        if sep and (not name or name in taken):
+            raise BotFileError(f"bot name {name!r} is empty or used twice")
+        if not name:
+            base, n = path.stem, 1
+            name = base
+            while name in taken:
+                n += 1
+                name = f"{base}#{n}"
+        taken.add(name)
+        specs.append(BotSpec(name, path.resolve(), _sha256(path)))
+    return specs
+
+
+class BotProcess:
+    """One running instance of a bot, with its own secret token."""
+
+    def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str):
+        self.spec = spec
+        log_dir.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
+               "PYTHONUNBUFFERED": "1"}
+        with open(log_dir / f"{label}.stdout.log", "ab") as out, \
+                open(log_dir / f"{label}.stderr.log", "ab") as err:
+            self.popen = subprocess.Popen(
+                spec.command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                cwd=spec.path.parent, start_new_session=True,
+            )
+        self.stderr_path = log_dir / f"{label}.stderr.log"
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def exit_code(self) -> int | None:
+        """None while the process runs."""
+        return self.popen.poll()
+
+    def stderr_tail(self, n_chars: int = 300) -> str:
+        try:
+            text = self.stderr_path.read_bytes()[-n_chars:].decode(errors="replace")
+        except OSError:
+            return ""
+        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
+    def kill(self, grace_s: float = 0.0) -> None:
+        """End the whole process group (after ``grace_s`` for a clean exit) and reap."""
+        if grace_s and self.popen.poll() is None:
+            try:
+                self.popen.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        try:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.popen.wait()

@@ -1,0 +1,271 @@
+"""The match runner: bot instances, the event loop, and the run directory.
+
+One thread drives everything: it launches ``concurrency`` instances of every bot (one
+set per game slot, reused game after game), waits on the hub for replies, fires
+deadlines, notices dead processes, and starts the next scheduled game in a free slot.
+Deadlines are measured from the moment a request is sent to the moment its reply is
+taken off the socket.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from protocol.codec import MessageError
+from protocol.messages import ActionReply, parse_bot_message
+from referee.config import RunConfig
+from referee.games import GameRules, game_rules
+from referee.hub import Hub
+from referee.journal import Journal
+from referee.match import Table
+from referee.process import BotProcess, BotSpec
+from referee.schedule import game_seed, seatings
+
+POLL_MS = 20
+LIVENESS_EVERY_S = 0.05
+MAX_RESTARTS = 5  # per instance; after that its seats forfeit at once
+
+
+class BotStartError(RuntimeError):
+    """A bot that did not connect and say hello in time (or exited first)."""
+
+
+@dataclass
+class BotCounters:
+    """What one bot did wrong or oddly over the whole run."""
+
+    stale: int = 0         # replies with a seq that is not the one awaited
+    unsolicited: int = 0   # messages while no request was open
+    restarts: int = 0
+
+
+class BotInstance:
+    """One process of one bot, bound to one game slot."""
+
+    def __init__(self, spec: BotSpec, slot: int, runner: Runner):
+        self.spec, self.slot, self.runner = spec, slot, runner
+        self.process: BotProcess | None = None
+        self.ready = False
+        self.start_deadline = 0.0
+        self.table: Table | None = None
+        self.restarts = 0
+        self._seq = 0
+
+    @property
+    def label(self) -> str:
+        return f"{self.spec.name}.{self.slot}".replace("#", "_").replace("/", "_")
+
+    def launch(self) -> None:
+        hub = self.runner.hub
+        token = hub.new_token(self, self.spec.name)
+        self.process = BotProcess(self.spec, hub.endpoint, token,
+                                  self.runner.config.out / "logs", self.label)
+        self.ready = False
+        self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
+
+    def send(self, message: dict[str, Any]) -> int | None:
+        """Send with the next sequence number; None if the bot is not reachable."""
+        self._seq += 1
+        message["seq"] = self._seq
+        return self._seq if self.runner.hub.send(self, message) else None
+
+    def stop(self, grace_s: float = 0.0) -> None:
+        if self.process is None:
+            return
+        self.process.kill(grace_s)
+        self.runner.hub.forget(self)
+        self.process, self.ready = None, False
+
+
+ProgressFn = Callable[["Runner", dict[str, Any]], None]
+
+
+class Runner:
+    """Plays the configured games and journals each one as it finishes."""
+
+    def __init__(self, config: RunConfig, progress: ProgressFn | None = None):
+        self.config = config
+        self.rules: GameRules = game_rules(config.game, config.rules)
+        self.progress = progress
+        self.hub: Hub[BotInstance] = Hub()
+        self.counters = {b.name: BotCounters() for b in config.bots}
+        self.slots = [[BotInstance(b, s, self) for b in config.bots]
+                      for s in range(config.concurrency)]
+        self.tables: list[Table | None] = [None] * config.concurrency
+        self.results: list[dict[str, Any]] = []
+
+    @property
+    def instances(self) -> list[BotInstance]:
+        return [i for slot in self.slots for i in slot]
+
+    def write_config(self) -> None:
+        out = self.config.out
+        out.mkdir(parents=True, exist_ok=True)
+        versions = {"python": platform.python_version()}
+        for pkg in ("polish-poker-referee", "numba", "numpy", "pyzmq", "msgpack"):
+            try:
+                versions[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                versions[pkg] = None
+        doc = {"schema_version": 1, "config": self.config.to_dict(), "versions": versions,
+               "argv": sys.argv, "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        (out / "config.json").write_text(json.dumps(doc, indent=2) + "\n")
+
+    def start_bots(self) -> None:
+        """Launch every instance and wait for all hellos; BotStartError names the first
+        bot that does not make it."""
+        for inst in self.instances:
+            inst.launch()
+        while not all(i.ready for i in self.instances):
+            self._pump(POLL_MS)
+            now = time.perf_counter()
+            for inst in self.instances:
+                if inst.ready:
+                    continue
+                code = inst.process.exit_code() if inst.process else None
+                if code is not None or now > inst.start_deadline:
+                    why = (f"exited with code {code}" if code is not None else
+                           f"did not connect within {self.config.start_timeout_ms} ms")
+                    tail = inst.process.stderr_tail() if inst.process else ""
+                    raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}"
+                                        + (f": {tail}" if tail else ""))
+
+    def run(self) -> list[dict[str, Any]]:
+        """Play every game; returns the journal records in order of finishing."""
+        self.write_config()
+        journal = Journal(self.config.out)
+        try:
+            self.start_bots()
+            self._loop(journal)
+        finally:
+            journal.close()
+            self.close()
+        return self.results
+
+    def _loop(self, journal: Journal) -> None:
+        cfg = self.config
+        schedule = enumerate(seatings(len(cfg.bots), cfg.players, cfg.games))
+        pending_games = True
+        last_liveness = 0.0
+        while True:
+            for s, table in enumerate(self.tables):
+                if table is not None and table.is_over:
+                    self._finish(s, table, journal)
+                    table = None
+                if table is None and pending_games:
+                    nxt = next(schedule, None)
+                    if nxt is None:
+                        pending_games = False
+                    else:
+                        self._start_table(s, *nxt)
+            if not pending_games and all(t is None for t in self.tables):
+                return
+            now = time.perf_counter()
+            deadlines = [t.pending.deadline for t in self.tables if t and t.pending]
+            wait_ms = POLL_MS if not deadlines else min(POLL_MS, (min(deadlines) - now) * 1000)
+            self._pump(max(0.0, wait_ms))
+            now = time.perf_counter()
+            for t in self.tables:
+                if t is not None and t.pending is not None and now > t.pending.deadline:
+                    t.on_timeout(now)
+            if now - last_liveness > LIVENESS_EVERY_S:
+                last_liveness = now
+                self._check_liveness()
+
+    def _start_table(self, slot: int, index: int, seating: tuple[int, ...]) -> None:
+        seats = [self.slots[slot][b] for b in seating]
+        for inst in seats:
+            if inst.process is None and inst.restarts < MAX_RESTARTS:
+                inst.restarts += 1
+                self.counters[inst.spec.name].restarts += 1
+                inst.launch()
+        self._await_ready(seats)
+        table = Table(index, game_seed(self.config.seed, index), seats, self.rules,
+                      self.config.move_ms, self.config.bank_ms, self.config.max_faults)
+        self.tables[slot] = table
+        table.start()
+        for inst in seats:
+            if not inst.ready:
+                table.on_crash(inst, "could not be restarted")
+
+    def _await_ready(self, seats: list[BotInstance]) -> None:
+        """Wait for relaunched instances' hellos; those that fail stay not ready."""
+        while True:
+            waiting = [i for i in seats if not i.ready and i.process is not None]
+            now = time.perf_counter()
+            for inst in waiting:
+                if inst.process.exit_code() is not None or now > inst.start_deadline:
+                    inst.stop()
+            if not [i for i in seats if not i.ready and i.process is not None]:
+                return
+            self._pump(POLL_MS)
+
+    def _finish(self, slot: int, table: Table, journal: Journal) -> None:
+        table.finish()
+        record = table.record()
+        journal.append(record, [e.to_dict() for e in table.engine.events])
+        self.results.append(record)
+        self.tables[slot] = None
+        for inst in table.forfeited:
+            inst.stop()
+        if self.progress:
+            self.progress(self, record)
+
+    def _pump(self, timeout_ms: float) -> None:
+        for item in self.hub.poll(timeout_ms):
+            inst = item.peer
+            if item.hello:
+                inst.ready = item.error is None
+                continue
+            table = inst.table
+            pending = table.pending if table else None
+            mine = pending is not None and table.seats[pending.seat] is inst
+            if item.error is not None:
+                if mine:
+                    table.on_bad_message(inst, item.error, item.received_at)
+                else:
+                    self.counters[inst.spec.name].unsolicited += 1
+                continue
+            try:
+                reply = parse_bot_message(item.message)
+            except MessageError as exc:
+                if mine:
+                    table.on_bad_message(inst, str(exc), item.received_at)
+                else:
+                    self.counters[inst.spec.name].unsolicited += 1
+                continue
+            if not isinstance(reply, ActionReply) or not mine:
+                self.counters[inst.spec.name].unsolicited += 1
+            elif reply.seq != pending.seq:
+                self.counters[inst.spec.name].stale += 1
+            else:
+                table.on_reply(inst, reply.action, item.received_at)
+
+    def _check_liveness(self) -> None:
+        for inst in self.instances:
+            if inst.process is None or inst.process.exit_code() is None:
+                continue
+            code = inst.process.exit_code()
+            table = inst.table
+            inst.stop()
+            if table is not None:
+                table.on_crash(inst, f"process exited with code {code}")
+
+    def close(self) -> None:
+        """End every bot process group (politely first) and the hub."""
+        live = [i for i in self.instances if i.process is not None]
+        for inst in live:
+            if inst.ready:
+                inst.send({"type": "bye"})
+        deadline = time.perf_counter() + 1.0
+        for inst in live:
+            inst.stop(grace_s=max(0.0, deadline - time.perf_counter()))
+        self.hub.close()
