@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache, total_ordering
+from functools import cache
 
 from evaluator.cards import (
     SUIT_CHARS,
@@ -55,7 +55,6 @@ KIND_FLUSH_ANY = 3    # (kind, suit, 0, 0, 0): five cards of the suit
 KIND_FLUSH_TOP = 4    # (kind, suit, top, 0, 0): the top card and four lower of its suit
 
 
-@total_ordering
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """One declaration of a ruleset. Build it with ``parse_declaration`` or ``ladder``.
@@ -76,10 +75,27 @@ class Declaration:
     def strength(self) -> tuple[int, ...]:
         return (CATEGORIES[self.ruleset].index(self.category), *self.ranks)
 
+    # All four comparisons by strength (functools.total_ordering would derive ``>`` and
+    # ``<=`` from ``==``, which sees the suit, and make ``flush h A > flush s A`` true).
     def __lt__(self, other: object) -> bool:
         if not isinstance(other, Declaration) or other.ruleset != self.ruleset:
             return NotImplemented
         return self.strength < other.strength
+
+    def __le__(self, other: object) -> bool:
+        if not isinstance(other, Declaration) or other.ruleset != self.ruleset:
+            return NotImplemented
+        return self.strength <= other.strength
+
+    def __gt__(self, other: object) -> bool:
+        if not isinstance(other, Declaration) or other.ruleset != self.ruleset:
+            return NotImplemented
+        return self.strength > other.strength
+
+    def __ge__(self, other: object) -> bool:
+        if not isinstance(other, Declaration) or other.ruleset != self.ruleset:
+            return NotImplemented
+        return self.strength >= other.strength
 
     def __str__(self) -> str:
         words = [self.category]
@@ -193,8 +209,10 @@ def _usage(category: str, ruleset: str) -> str:
         "four": "four Q", "five": "five A", "full-house": "full-house 9 T",
         "royal-flush": "royal-flush s",
     }
-    official = {"straight": "straight small", "flush": "flush h", "straight-flush": "straight-flush d"}
-    polacco = {"straight": "straight T", "flush": "flush h A", "straight-flush": "straight-flush s K"}
+    official = {"straight": "straight small", "flush": "flush h",
+                "straight-flush": "straight-flush d"}
+    polacco = {"straight": "straight T", "flush": "flush h A",
+               "straight-flush": "straight-flush s K"}
     return (official if ruleset == "official" else polacco).get(category) or examples[category]
 
 

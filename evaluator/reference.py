@@ -89,5 +89,6 @@ def best_many(
     out = []
     for row in pools:
         mask, joker = pool_mask(cid for cid, v in zip(column_ids, row, strict=True) if v)
-        out.append(next((i for i in range(len(reqs) - 1, -1, -1) if check(reqs[i], mask, joker)), -1))
+        strongest = (i for i in range(len(reqs) - 1, -1, -1) if check(reqs[i], mask, joker))
+        out.append(next(strongest, -1))
     return out

@@ -28,7 +28,7 @@ import zmq
 
 from protocol.codec import MessageError, decode, encode
 from protocol.messages import PROTOCOL_VERSION
-from protocol.polish import Action, Raise, Call, RoundResult, View, parse_action
+from protocol.polish import Action, Call, Raise, RoundResult, View, parse_action
 
 HELLO_TIMEOUT_MS = 30_000
 

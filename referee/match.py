@@ -180,8 +180,8 @@ class Table:
             "players": len(self.seats), "seats": [i.spec.name for i in self.seats],
             "order": [self.seats[s].spec.name for s in order], "places": places,
             "rounds": self.engine.round, "faults": self.faults,
-            "timing": [dict(bot=i.spec.name, **c.summary()) for i, c in zip(self.seats,
-                                                                              self.clocks)],
+            "timing": [dict(bot=i.spec.name, **c.summary())
+                       for i, c in zip(self.seats, self.clocks, strict=True)],
             "started_at": round(self.started_at, 3),
             "duration_s": round(time.time() - self.started_at, 4),
         }

@@ -1,0 +1,1 @@
+"""The games and the runner: rules engines, bot processes, matches, journal, CLI."""

@@ -1,0 +1,177 @@
+"""``referee check BOT``: does a bot speak the protocol and play legally?
+
+Starts the bot, waits for its hello, plays a few scripted turns of both rulesets
+(opening, answering, a position where only a call is legal), sends a round result and a
+game end, then ``bye``, and reports each step as PASS or FAIL with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+
+from evaluator import parse_card, parse_cards, parse_declaration
+from protocol.codec import MessageError
+from protocol.messages import ActionReply, parse_bot_message
+from protocol.polish import GAME, Action, ActionError, Raise, View
+from referee.hub import Hub
+from referee.process import BotProcess, BotSpec
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One scripted decision: the view sent, and whether a call is the only legal answer."""
+
+    label: str
+    view: View
+
+
+def _view(ruleset: str, seat: int, players: int, hand: str, community: str | None,
+          history: list[tuple[int, str]], cap: int = 5) -> View:
+    counts = tuple(len(parse_cards(hand)) if s == seat else 1 for s in range(players))
+    return View(ruleset, seat, players, 1, cap, parse_cards(hand),
+                parse_card(community) if community else None, counts, (True,) * players,
+                history[0][0] if history else seat,
+                tuple((s, parse_declaration(d, ruleset)) for s, d in history))
+
+
+TURNS = (
+    Turn("official, opening", _view("official", 0, 2, "Ah", "9c", [])),
+    Turn("official, answering pair 9", _view("official", 1, 2, "Kd", "9c", [(0, "pair 9")])),
+    Turn("official, after four flushes",
+         _view("official", 2, 4, "Ts", "Jk", [(0, "flush s"), (1, "flush d"), (2, "flush h"),
+                                               (3, "flush c")])),
+    Turn("polacco, opening", _view("polacco", 0, 3, "7h", None, [])),
+    Turn("polacco, top of the ladder (only a call is legal)",
+         _view("polacco", 1, 3, "2c", None, [(0, "straight-flush s A")])),
+)
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class _Session:
+    def __init__(self, spec: BotSpec, start_ms: int, log_dir):
+        self.hub: Hub[str] = Hub()
+        self.peer = "bot"
+        token = self.hub.new_token(self.peer, spec.name)
+        self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check")
+        self.seq = 0
+        self.start_ms = start_ms
+
+    def hello(self) -> None:
+        deadline = time.perf_counter() + self.start_ms / 1000
+        while time.perf_counter() < deadline:
+            for item in self.hub.poll(50):
+                if item.hello:
+                    if item.error:
+                        raise CheckFailed(item.error)
+                    return
+            if self.proc.exit_code() is not None:
+                raise CheckFailed(f"exited with code {self.proc.exit_code()} before saying "
+                                  f"hello: {self.proc.stderr_tail()}")
+        raise CheckFailed(f"no hello within {self.start_ms} ms (REFEREE_ENDPOINT and "
+                          "REFEREE_TOKEN are in its environment)")
+
+    def send(self, msg: dict[str, Any]) -> int:
+        self.seq += 1
+        msg["seq"] = self.seq
+        if not self.hub.send(self.peer, msg):
+            raise CheckFailed("the bot's connection is gone")
+        return self.seq
+
+    def request(self, msg: dict[str, Any], timeout_ms: int) -> Any:
+        seq = self.send(msg)
+        deadline = time.perf_counter() + timeout_ms / 1000
+        while (left := deadline - time.perf_counter()) > 0:
+            for item in self.hub.poll(left * 1000):
+                if item.error:
+                    raise CheckFailed(f"malformed reply: {item.error}")
+                try:
+                    reply = parse_bot_message(item.message)
+                except MessageError as exc:
+                    raise CheckFailed(f"malformed reply: {exc}") from None
+                if not isinstance(reply, ActionReply):
+                    raise CheckFailed("expected an 'action' message")
+                if reply.seq != seq:
+                    raise CheckFailed(f"reply echoes seq {reply.seq}, expected {seq}")
+                return reply.action
+            if self.proc.exit_code() is not None:
+                raise CheckFailed(f"the bot exited (code {self.proc.exit_code()}): "
+                                  f"{self.proc.stderr_tail()}")
+        raise CheckFailed(f"no reply within {timeout_ms} ms")
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.hub.close()
+
+
+def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:
+    v = turn.view
+    s.send({"type": "game_start", "game": GAME, "game_id": "check", "seat": v.seat,
+            "players": v.players, "seed": 1, "params": {"ruleset": v.ruleset},
+            "time": {"move_ms": move_ms, "bank_ms": 0}})
+    payload = s.request({"type": "act", "view": v.to_wire(), "deadline_ms": move_ms,
+                         "time": {"move_ms": move_ms, "bank_ms": 0}}, move_ms)
+    try:
+        action = Action.from_wire(payload, v.ruleset)
+    except ActionError as exc:
+        raise CheckFailed(f"malformed action: {exc}") from None
+    if isinstance(action, Raise):
+        if not v.is_raise(action.declaration):
+            raise CheckFailed(f"illegal: {action.declaration} is not a raise here")
+        return f"raised to {action.declaration}"
+    if not v.can_call:
+        raise CheckFailed("illegal: a call when there is nothing to call")
+    return "called"
+
+
+def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console) -> int:
+    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't start."""
+    import tempfile
+    from pathlib import Path
+
+    log_dir = Path(tempfile.mkdtemp(prefix="referee-check-"))
+    s = _Session(spec, start_ms, log_dir)
+    failures = 0
+
+    def report(ok: bool, step: str, detail: str) -> None:
+        nonlocal failures
+        failures += not ok
+        mark = "[green]PASS[/]" if ok else "[bold red]FAIL[/]"
+        console.print(f"{mark} {step}: {detail}", highlight=False, soft_wrap=True)
+
+    try:
+        try:
+            s.hello()
+        except CheckFailed as exc:
+            report(False, "start and hello", str(exc))
+            console.print(f"bot logs: {log_dir}", highlight=False)
+            return 3
+        report(True, "start and hello", f"connected as {spec.name}")
+        for turn in TURNS:
+            try:
+                report(True, turn.label, _play_turn(s, turn, move_ms))
+            except CheckFailed as exc:
+                report(False, turn.label, str(exc))
+        try:
+            s.send({"type": "round_result", "result": {
+                "round": 1, "hands": [[48], [44]], "community": 28, "declaration": 6,
+                "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}})
+            s.send({"type": "game_end", "order": [1, 0]})
+            s.send({"type": "bye"})
+            s.proc.popen.wait(timeout=max(2.0, move_ms / 1000))
+            report(s.proc.exit_code() == 0, "round result, game end and bye",
+                   f"exited with code {s.proc.exit_code()}")
+        except Exception as exc:  # noqa: BLE001 - any failure here is the bot's
+            report(False, "round result, game end and bye",
+                   f"did not exit after bye ({type(exc).__name__})")
+    finally:
+        s.close()
+    verdict = "complies" if not failures else f"does not comply ({failures} failed)"
+    console.print(f"{spec.name}: {verdict}", highlight=False)
+    return 0 if not failures else 1
