@@ -27,6 +27,7 @@ from evaluator.declarations import (
     from_id,
     is_raise,
     ladder,
+    legal_raises,
     parse_declaration,
     raise_error,
 )
@@ -43,6 +44,6 @@ __all__ = [
     "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError", "Declaration",
     "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many", "deck",
     "deck_cards", "declarations", "exists", "exists_many", "format_cards", "from_id",
-    "is_raise", "ladder", "parse_card", "parse_cards", "parse_declaration", "pool_array",
-    "raise_error",
+    "is_raise", "ladder", "legal_raises", "parse_card", "parse_cards", "parse_declaration",
+    "pool_array", "raise_error",
 ]

@@ -13,6 +13,7 @@ to its compact integer id (its index in the ruleset's ascending ladder).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -294,6 +295,27 @@ def raise_error(
             return None
         return f"{d} was already declared this round; raise with another suit or a higher hand"
     return f"{d} is not higher than {last}"
+
+
+@cache
+def _strengths(ruleset: str) -> tuple[tuple[int, ...], ...]:
+    return tuple(d.strength for d in ladder(ruleset))
+
+
+def legal_raises(
+    history: Sequence[str | int | Declaration], ruleset: str
+) -> tuple[Declaration, ...]:
+    """Every declaration that is a legal raise after ``history``, weakest first.
+
+    >>> [str(d) for d in legal_raises(["flush s", "flush d", "flush h"], "official")][:2]
+    ['flush c', 'four 9']
+    """
+    prior = [parse_declaration(h, ruleset) for h in history]
+    lad = ladder(ruleset)
+    # Only declarations at least as strong as the last can be raises; raise_error
+    # decides among those (it knows the official same-category suit rule).
+    start = bisect_left(_strengths(ruleset), prior[-1].strength) if prior else 0
+    return tuple(d for d in lad[start:] if raise_error(d, prior, ruleset) is None)
 
 
 def is_raise(

@@ -26,7 +26,7 @@ from evaluator import (
     DeclarationError,
     RulesetError,
     from_id,
-    ladder,
+    legal_raises,
     parse_card,
     parse_cards,
     parse_declaration,
@@ -130,8 +130,7 @@ class View:
 
     def legal_raises(self) -> tuple[Declaration, ...]:
         """Every declaration that is a legal raise now, weakest first."""
-        prior = [d for _, d in self.history]
-        return tuple(d for d in ladder(self.ruleset) if raise_error(d, prior, self.ruleset) is None)
+        return legal_raises([d for _, d in self.history], self.ruleset)
 
     def to_wire(self) -> dict[str, Any]:
         return {

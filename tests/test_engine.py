@@ -572,7 +572,7 @@ def test_views_never_show_another_seats_cards(ruleset: str, seed: int) -> None:
             seen = set().union(*(cards_in(getattr(view, f.name)) for f in fields(view)))
             allowed = set(game.hand(seat)) | ({game.community} if game.community else set())
             assert seen <= allowed
-            assert view.hand == game.hand(seat) and view.to_act == game.current_seat
+            assert view.hand == game.hand(seat) and view.seat == seat
         legal = game.legal_declarations()
         if game.can_call and (rng.random() < 0.5 or not legal):
             game.apply("call")

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from protocol.polish import GAME as POLISH_GAME
-from protocol.polish import Action, Raise, RoundResult, View
+from protocol.polish import Action, Raise, RoundResult
 from referee.games.polish import (
     PLAYER_RANGE,
     Dealt,
@@ -69,9 +69,7 @@ class PolishPokerRules:
         return PolishPoker(self.ruleset, players, seed)
 
     def view_payload(self, engine: PolishPoker, seat: int) -> dict[str, Any]:
-        v = engine.view(seat)
-        return View(v.ruleset, v.seat, v.players, v.round, v.cap, v.hand, v.community,
-                    v.counts, v.active, v.opener, v.history).to_wire()
+        return engine.view(seat).to_wire()
 
     def parse_action(self, payload: Any) -> Any:
         return Action.from_wire(payload, self.ruleset)

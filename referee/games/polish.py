@@ -35,10 +35,8 @@ Decisions where the rulebook is silent (documented here and tested):
 from __future__ import annotations
 
 import random
-from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any, ClassVar
 
 from evaluator import (
@@ -48,19 +46,20 @@ from evaluator import (
     DeclarationError,
     deck_cards,
     exists,
-    ladder,
+    legal_raises,
     parse_card,
     parse_cards,
     parse_declaration,
     raise_error,
 )
-from protocol.polish import Call, Raise
+from protocol.polish import Call, Raise, View
+from protocol.polish import parse_action as parse_wire_action
 
 __all__ = [
     "PLAYER_RANGE", "Action", "Call", "Called", "Dealt", "Declared", "Eliminated",
     "EngineError", "Event", "EventFormatError", "GameAlreadyOver", "GameOver",
     "IllegalAction", "NotARaise", "NotYourTurn", "NothingToCall", "PlayerCountError",
-    "PolishPoker", "Raise", "Revealed", "RoundLost", "SeatView", "UsageError",
+    "PolishPoker", "Raise", "Revealed", "RoundLost", "UsageError",
     "WrongDeclaration", "event_from_dict", "parse_action",
 ]
 PLAYER_RANGE: dict[str, tuple[int, int]] = {"official": (2, 6), "polacco": (3, 8)}
@@ -139,13 +138,8 @@ def parse_action(value: Any, ruleset: str) -> Action:
     >>> parse_action(" Call ", "official"), parse_action("pair a", "official")
     (Call(), Raise(declaration=Declaration('pair A', 'official')))
     """
-    if isinstance(value, Call):
-        return value
-    if isinstance(value, str) and value.strip().lower() == "call":
-        return Call()
-    raw = value.declaration if isinstance(value, Raise) else value
     try:
-        return Raise(parse_declaration(raw, ruleset))
+        return parse_wire_action(value, ruleset)
     except DeclarationError as exc:
         raise WrongDeclaration(str(exc)) from None
 
@@ -313,34 +307,7 @@ def event_from_dict(d: Mapping[str, Any], ruleset: str) -> Event:
     raise EventFormatError(f"unknown event type {kind!r}")
 
 
-# ------------------------------------------------------------------------------ view
-
-
-@dataclass(frozen=True, slots=True)
-class SeatView:
-    """Everything one seat may know, and nothing more: its own hand, never another's."""
-
-    ruleset: str
-    seat: int
-    players: int
-    round: int
-    cap: int
-    hand: tuple[Card, ...]
-    community: Card | None
-    counts: tuple[int, ...]
-    active: tuple[bool, ...]
-    opener: int
-    history: tuple[tuple[int, Declaration], ...]
-    to_act: int | None
-    is_over: bool
-
-
 # ---------------------------------------------------------------------------- engine
-
-
-@cache
-def _ladder_strengths(ruleset: str) -> tuple[tuple[int, ...], ...]:
-    return tuple(d.strength for d in ladder(ruleset))
 
 
 def _official_cap(players_in: int) -> int:
@@ -442,25 +409,20 @@ class PolishPoker:
         """Every declaration that is a legal raise now, weakest first."""
         if self.is_over:
             return ()
-        prior = [d for _, d in self._history]
-        lad = ladder(self.ruleset)
-        # Only declarations at least as strong as the last can be raises; raise_error
-        # decides among those (it knows the official same-category suit rule).
-        start = bisect_left(_ladder_strengths(self.ruleset), prior[-1].strength) if prior else 0
-        return tuple(d for d in lad[start:] if raise_error(d, prior, self.ruleset) is None)
+        return legal_raises([d for _, d in self._history], self.ruleset)
 
     @property
     def can_call(self) -> bool:
         return not self.is_over and bool(self._history)
 
-    def view(self, seat: int) -> SeatView:
-        """What ``seat`` may see now."""
+    def view(self, seat: int) -> View:
+        """What ``seat`` may see now: its own hand, never another's."""
         self._check_seat(seat)
-        return SeatView(
+        return View(
             ruleset=self.ruleset, seat=seat, players=self.players, round=self._round,
             cap=self.cap, hand=self._hands[seat], community=self._community,
             counts=self.counts, active=self.active, opener=self._opener,
-            history=self.history, to_act=self._current, is_over=self.is_over,
+            history=self.history,
         )
 
     # ---------------------------------------------------------------- state changes
