@@ -8,6 +8,7 @@ also ends whatever it spawned.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import signal
@@ -15,6 +16,18 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: get SIGKILL if the referee dies (Linux), so that even a
+    ``kill -9`` of the referee leaves no bot behind."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass
+
+
+_PR_SET_PDEATHSIG = 1
 
 
 class BotFileError(ValueError):
@@ -87,6 +100,7 @@ class BotProcess:
             self.popen = subprocess.Popen(
                 spec.command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
                 cwd=spec.path.parent, start_new_session=True,
+                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
             )
         self.stderr_path = log_dir / f"{label}.stderr.log"
 
