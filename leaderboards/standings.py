@@ -56,8 +56,11 @@ def standings(records: Iterable[Mapping[str, Any]], bots: Iterable[str] = ()) ->
     return sorted(rows, key=lambda r: (-r.score, -r.wins, r.bot))
 
 
-def write_json(path: Path, rows: list[Standing], settings: Mapping[str, Any]) -> None:
-    """``leaderboard.json``: the rows plus the settings they describe."""
+def write_json(path: Path, rows: list[Standing], settings: Mapping[str, Any],
+               counters: Mapping[str, Any] | None = None) -> None:
+    """``leaderboard.json``: the rows, the settings they describe, and the run's message
+    counters (dropped stale or unsolicited messages, restarts) if given."""
     doc = {"schema_version": SCHEMA_VERSION, "kind": "standings", "settings": dict(settings),
-           "rows": [dict(rank=i, **asdict(r)) for i, r in enumerate(rows, 1)]}
+           "rows": [dict(rank=i, **asdict(r)) for i, r in enumerate(rows, 1)],
+           "counters": dict(counters or {})}
     path.write_text(json.dumps(doc, indent=2) + "\n")

@@ -2,7 +2,7 @@
 
 Exit codes (also in the README):
   0  success (``check``: the bot complies)
-  1  ``check``: the bot started but does not comply
+  1  ``check``: the bot started but does not comply; ``verify``: a game does not check out
   2  bad usage: an unknown option, a bad value, a missing bot file
   3  a bot could not be started (it exited or never said hello)
   4  internal error of the referee (details in the run directory's error.log)
@@ -158,7 +158,9 @@ def play(config: RunConfig) -> int:
                           f"(traceback in {log})", highlight=False, soft_wrap=True)
         return EXIT_INTERNAL
     rows = standings(runner.results, names)
-    write_json(config.out / "leaderboard.json", rows, settings)
+    counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
+                "hub": runner.hub.counters.as_dict()}
+    write_json(config.out / "leaderboard.json", rows, settings, counters)
     console.print(standings_table(rows, f"standings: {title}"))
     console.print(f"journal: {config.out / 'games.jsonl'}", highlight=False)
     return EXIT_OK
@@ -179,6 +181,23 @@ def check(
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(run_check(spec, move_ms, start_ms, console))
+
+
+@app.command()
+def verify(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holding games.jsonl).")],
+) -> None:
+    """Re-check every journalled game against its transcript with the engine."""
+    from referee.verify import verify_run
+
+    if not run_dir.is_dir():
+        raise fail(EXIT_USAGE, f"no run directory {run_dir}")
+    try:
+        report = verify_run(run_dir)
+    except ValueError as exc:
+        raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
+    console.print(f"ok: {report.games} games ({report.rounds} rounds, {report.faults} faults) "
+                  f"in {run_dir} agree with their transcripts", highlight=False)
 
 
 @app.command("rules")
