@@ -8,7 +8,9 @@ A Python bot is one file with an ``act(view)`` function::
 ``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
 calls ``run`` below. ``act`` may return ``"call"``, a declaration (text, id or
 ``Declaration``), or ``Raise``/``Call``. Optional hooks: ``on_game_start(info)``,
-``on_round_result(result)``, ``on_game_end(info)``.
+``on_round_result(result)``, ``on_game_end(info)``. An exception in ``act`` (or a
+return value that is not an action of the game's ruleset) ends the bot with a
+traceback on stderr, which the referee records as a ``crash``.
 
 At each game start the SDK seeds Python's ``random`` module (and numpy's global
 generator, if numpy is loaded) from the game's seed, so a bot that draws its
@@ -118,8 +120,7 @@ def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
             game = None
         elif kind == "bye":
             return
-        else:
-            raise MessageError(f"unknown message type {kind!r} from the referee")
+        # Other types are additions of a later protocol version: ignored (SPEC.md section 10).
 
 
 __all__ = ["BotError", "Call", "GameInfo", "Raise", "View", "run", "seed_everything"]

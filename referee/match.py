@@ -99,7 +99,7 @@ class Table:
         now = time.perf_counter()
         self.pending = Pending(seq, seat, now, now + budget_ms / 1000)
         if seq is None:
-            self.on_crash(inst)
+            self.on_crash(inst, "not reachable: its process exited or its connection was dropped")
 
     def _charge(self, seat: int, elapsed_ms: float) -> None:
         clock = self.clocks[seat]
@@ -139,7 +139,7 @@ class Table:
         self._charge(pending.seat, (now - pending.sent_at) * 1000)
         self.clocks[pending.seat].bank_ms = 0.0
         self._fault(pending.seat, "timeout",
-                    f"no reply within {int((pending.deadline - pending.sent_at) * 1000)} ms")
+                    f"no reply within {round((pending.deadline - pending.sent_at) * 1000)} ms")
 
     def on_crash(self, inst: BotInstance, detail: str = "process exited") -> None:
         seat = self.seats.index(inst)

@@ -1,7 +1,8 @@
 """Bot processes: what a bot is (a file), how it is launched, and how it is ended.
 
 A ``.py`` file is hosted through the SDK with the referee's own interpreter
-(``python -m protocol.host FILE``); any other executable file is started as it is.
+(``python -m protocol.host FILE``), unless it is executable and starts with a ``#!``
+line; that, and any other executable file, is started as it is.
 Each process is the leader of its own session and process group, so ending the group
 also ends whatever it spawned.
 """
@@ -44,9 +45,18 @@ class BotSpec:
 
     @property
     def command(self) -> list[str]:
-        if self.path.suffix == ".py":
+        if self.path.suffix == ".py" and not _runs_itself(self.path):
             return [sys.executable, "-m", "protocol.host", str(self.path)]
         return [str(self.path)]
+
+
+def _runs_itself(path: Path) -> bool:
+    """An executable file with a ``#!`` line: a program that speaks the protocol itself."""
+    try:
+        with open(path, "rb") as f:
+            return os.access(path, os.X_OK) and f.read(2) == b"#!"
+    except OSError:
+        return False
 
 
 def _sha256(path: Path) -> str:

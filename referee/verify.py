@@ -1,0 +1,155 @@
+"""Re-check a run directory: every journalled game against its transcript, with the engine.
+
+For each line of ``games.jsonl`` the game's transcript (``transcripts.jsonl``) is
+replayed round by round on a fresh engine (``referee.replay.replay``); the replay must
+reproduce the transcript exactly and end the game, and the record must agree with it:
+table size, finishing order, places, number of rounds, and its faults (each one a
+``round_lost`` with a fault reason in the transcript, or an ``eliminated`` with reason
+``forfeit:<label>``, where ``forfeit:faults`` ends a run of ``--max-faults`` faults).
+When ``config.json`` is there, each game's seed and seating must also be the run's.
+
+>>> import shutil, tempfile
+>>> from pathlib import Path
+>>> from referee.games.polish import PolishPoker
+>>> from referee.journal import Journal
+>>> g = PolishPoker("official", 2, seed=3)
+>>> while not g.is_over:
+...     _ = g.apply("call" if g.can_call else "pair A")
+>>> names = ["alice", "bob"]
+>>> record = {"game": 0, "seed": 3, "rules": "official", "players": 2, "seats": names,
+...           "order": [names[s] for s in g.finishing_order], "rounds": g.round,
+...           "places": [g.finishing_order.index(s) + 1 for s in (0, 1)], "faults": []}
+>>> run = Path(tempfile.mkdtemp())
+>>> journal = Journal(run)
+>>> journal.append(record, [e.to_dict() for e in g.events])
+>>> journal.close()
+>>> verify_run(run)
+VerifyReport(games=1, rounds=9, faults=0)
+>>> record["order"].reverse()
+>>> (run / "games.jsonl").write_text(json.dumps(record) + "\\n") > 0
+True
+>>> verify_run(run)
+Traceback (most recent call last):
+...
+referee.verify.VerifyError: game 0: order ['bob', 'alice'] but the transcript gives ['alice', 'bob']
+>>> shutil.rmtree(run)
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.games.polish import FORFEIT_PREFIX, RESOLUTION_REASONS, PolishPoker
+from referee.journal import read_games, read_transcripts
+from referee.replay import ReplayMismatch, replay
+from referee.schedule import game_seed, seatings
+
+
+class VerifyError(ValueError):
+    """A journalled game that its transcript (or the run's config) does not bear out;
+    ``game`` is its index (None when the run directory itself is unusable)."""
+
+    def __init__(self, game: Any, detail: str) -> None:
+        super().__init__(detail if game is None else f"game {game}: {detail}")
+        self.game = game
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What was re-checked: games, rounds played in them, faults charged in them."""
+
+    games: int
+    rounds: int
+    faults: int
+
+
+def _transcript_faults(engine: PolishPoker) -> list[tuple[int, int, str]]:
+    """(round, seat, label) of every fault in the replayed game, in order."""
+    out = []
+    for e in engine.events:
+        d = e.to_dict()
+        if d["type"] == "round_lost" and d["reason"] not in RESOLUTION_REASONS:
+            out.append((d["round"], d["seat"], d["reason"]))
+        elif d["type"] == "eliminated" and d["reason"].startswith(FORFEIT_PREFIX):
+            out.append((d["round"], d["seat"], d["reason"].removeprefix(FORFEIT_PREFIX)))
+    return out
+
+
+def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> PolishPoker:
+    """Re-check one record against its transcript; the replayed engine, or VerifyError."""
+    game = record.get("game")
+
+    def check(ok: bool, detail: str) -> None:
+        if not ok:
+            raise VerifyError(game, detail)
+
+    check(transcript is not None, "has no transcript")
+    assert transcript is not None
+    for key in ("seed", "rules", "players"):
+        check(transcript.get(key) == record.get(key),
+              f"{key} {record.get(key)!r} but the transcript says {transcript.get(key)!r}")
+    seats = record["seats"]
+    check(len(seats) == record["players"], f"{len(seats)} seats for {record['players']} players")
+    try:
+        engine = replay(record["rules"], record["players"], record["seed"], transcript["events"])
+    except (ReplayMismatch, ValueError, TypeError) as exc:
+        raise VerifyError(game, f"the transcript does not replay: {exc}") from None
+    check([e.to_dict() for e in engine.events] == transcript["events"],
+          "the replay does not reproduce the transcript's events exactly")
+    check(engine.is_over, "the transcript ends before the game does")
+    order = [seats[s] for s in engine.finishing_order]
+    check(record["order"] == order, f"order {record['order']} but the transcript gives {order}")
+    places = [engine.finishing_order.index(s) + 1 for s in range(len(seats))]
+    check(record["places"] == places,
+          f"places {record['places']} but the transcript gives {places}")
+    check(record["rounds"] == engine.round,
+          f"{record['rounds']} rounds but the transcript has {engine.round}")
+    found = _transcript_faults(engine)
+    listed = [(f["round"], f["seat"], f["label"]) for f in record["faults"]]
+    check(len(listed) == len(found) and all(
+        lr == fr and ls == fs and (ll == fl or (fl == "faults" and ll != "crash"))
+        for (lr, ls, ll), (fr, fs, fl) in zip(listed, found, strict=False)),
+        f"faults {listed} but the transcript has {found}")
+    check(all(f["bot"] == seats[f["seat"]] for f in record["faults"]),
+          "a fault names a bot that is not in its seat")
+    return engine
+
+
+def verify_run(run_dir: str | Path) -> VerifyReport:
+    """Re-check every game of the run in ``run_dir``; raises VerifyError at the first
+    game that disagrees (a missing or unreadable journal is a ValueError too)."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "games.jsonl").is_file():
+        raise VerifyError(None, f"{run_dir} has no games.jsonl")
+    records, transcripts = read_games(run_dir), read_transcripts(run_dir)
+    config_file = run_dir / "config.json"
+    config = json.loads(config_file.read_text())["config"] if config_file.is_file() else None
+    schedule: list[tuple[int, ...]] = []
+    if config is not None:
+        schedule = list(seatings(len(config["bots"]), config["players"], config["games"]))
+    seen: set[int] = set()
+    rounds = faults = 0
+    for rec in records:
+        game = rec.get("game")
+        if game in seen:
+            raise VerifyError(game, "is journalled twice")
+        seen.add(game)
+        if config is not None:
+            if not (isinstance(game, int) and 0 <= game < len(schedule)):
+                raise VerifyError(game, f"is not a game of this run (0..{len(schedule) - 1})")
+            if rec.get("seed") != game_seed(config["seed"], game):
+                raise VerifyError(game, f"seed {rec.get('seed')} is not the run's seed for it")
+            names = [config["bots"][b]["name"] for b in schedule[game]]
+            if rec.get("seats") != names:
+                raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
+        try:
+            engine = verify_game(rec, transcripts.get(game))
+        except (KeyError, TypeError) as exc:
+            raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
+        rounds += engine.round
+        faults += len(rec["faults"])
+    return VerifyReport(games=len(records), rounds=rounds, faults=faults)
