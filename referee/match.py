@@ -72,8 +72,16 @@ class Table:
         return self.engine.is_over
 
     def start(self) -> None:
+        """Tell every seat the game starts; a seat whose bot is not running (it could not
+        be restarted) forfeits before the first decision."""
         for seat, inst in enumerate(self.seats):
             inst.table = self
+            if not inst.ready:
+                if not self.engine.is_over:
+                    self._record(seat, "crash", "could not be restarted")
+                    self.engine.forfeit(seat, "crash")
+                self.forfeited.append(inst)
+                continue
             inst.send({"type": "game_start", "game": self.rules.name,
                        "game_id": f"{self.index}", "seat": seat, "players": len(self.seats),
                        "seed": seat_seed(self.seed, seat), "params": self.rules.params,

@@ -99,6 +99,8 @@ class Runner:
         self.slots = [[BotInstance(b, s, self) for b in config.bots]
                       for s in range(config.concurrency)]
         self.tables: list[Table | None] = [None] * config.concurrency
+        # Per slot: the next game while its relaunched bots start (index, seats).
+        self.starting: list[tuple[int, list[BotInstance]] | None] = [None] * config.concurrency
         self.results: list[dict[str, Any]] = []
 
     @property
@@ -159,13 +161,16 @@ class Runner:
                 if table is not None and table.is_over:
                     self._finish(s, table, journal)
                     table = None
-                if table is None and pending_games:
+                if table is None and self.starting[s] is None and pending_games:
                     nxt = next(schedule, None)
                     if nxt is None:
                         pending_games = False
                     else:
-                        self._start_table(s, *nxt)
-            if not pending_games and all(t is None for t in self.tables):
+                        self._prepare_table(s, *nxt)
+                if self.starting[s] is not None:
+                    self._start_table_when_ready(s)
+            if not pending_games and all(t is None for t in self.tables) \
+                    and all(w is None for w in self.starting):
                 return
             now = time.perf_counter()
             deadlines = [t.pending.deadline for t in self.tables if t and t.pending]
@@ -179,33 +184,31 @@ class Runner:
                 last_liveness = now
                 self._check_liveness()
 
-    def _start_table(self, slot: int, index: int, seating: tuple[int, ...]) -> None:
+    def _prepare_table(self, slot: int, index: int, seating: tuple[int, ...]) -> None:
+        """Relaunch the seated instances that are gone; the table starts once they are
+        ready (or have failed), without holding up the other slots."""
         seats = [self.slots[slot][b] for b in seating]
         for inst in seats:
             if inst.process is None and inst.restarts < MAX_RESTARTS:
                 inst.restarts += 1
                 self.counters[inst.spec.name].restarts += 1
                 inst.launch()
-        self._await_ready(seats)
+        self.starting[slot] = (index, seats)
+
+    def _start_table_when_ready(self, slot: int) -> None:
+        index, seats = self.starting[slot]
+        now = time.perf_counter()
+        for inst in seats:
+            if inst.process is not None and not inst.ready and (
+                    inst.process.exit_code() is not None or now > inst.start_deadline):
+                inst.stop()
+        if any(i.process is not None and not i.ready for i in seats):
+            return
+        self.starting[slot] = None
         table = Table(index, game_seed(self.config.seed, index), seats, self.rules,
                       self.config.move_ms, self.config.bank_ms, self.config.max_faults)
         self.tables[slot] = table
         table.start()
-        for inst in seats:
-            if not inst.ready:
-                table.on_crash(inst, "could not be restarted")
-
-    def _await_ready(self, seats: list[BotInstance]) -> None:
-        """Wait for relaunched instances' hellos; those that fail stay not ready."""
-        while True:
-            waiting = [i for i in seats if not i.ready and i.process is not None]
-            now = time.perf_counter()
-            for inst in waiting:
-                if inst.process.exit_code() is not None or now > inst.start_deadline:
-                    inst.stop()
-            if not [i for i in seats if not i.ready and i.process is not None]:
-                return
-            self._pump(POLL_MS)
 
     def _finish(self, slot: int, table: Table, journal: Journal) -> None:
         table.finish()
@@ -224,29 +227,32 @@ class Runner:
             if item.hello:
                 inst.ready = item.error is None
                 continue
+            counters = self.counters[inst.spec.name]
             table = inst.table
             pending = table.pending if table else None
             mine = pending is not None and table.seats[pending.seat] is inst
-            if item.error is not None:
-                if mine:
-                    table.on_bad_message(inst, item.error, item.received_at)
+            reply: ActionReply | None = None
+            error = item.error
+            if error is None:
+                try:
+                    parsed = parse_bot_message(item.message)
+                except MessageError as exc:
+                    error = str(exc)
                 else:
-                    self.counters[inst.spec.name].unsolicited += 1
-                continue
-            try:
-                reply = parse_bot_message(item.message)
-            except MessageError as exc:
-                if mine:
-                    table.on_bad_message(inst, str(exc), item.received_at)
-                else:
-                    self.counters[inst.spec.name].unsolicited += 1
-                continue
-            if not isinstance(reply, ActionReply) or not mine:
-                self.counters[inst.spec.name].unsolicited += 1
-            elif reply.seq != pending.seq:
-                self.counters[inst.spec.name].stale += 1
-            else:
+                    reply = parsed if isinstance(parsed, ActionReply) else None
+                    if reply is None:
+                        error = f"unexpected '{item.message['type']}' message"
+            if reply is not None and not (mine and reply.seq == pending.seq):
+                counters.stale += 1
+            elif not mine:
+                counters.unsolicited += 1
+            elif item.received_at > pending.deadline:
+                counters.stale += 1
+                table.on_timeout(item.received_at)
+            elif reply is not None:
                 table.on_reply(inst, reply.action, item.received_at)
+            else:
+                table.on_bad_message(inst, error, item.received_at)
 
     def _check_liveness(self) -> None:
         for inst in self.instances:
@@ -266,5 +272,6 @@ class Runner:
                 inst.send({"type": "bye"})
         deadline = time.perf_counter() + 1.0
         for inst in live:
-            inst.stop(grace_s=max(0.0, deadline - time.perf_counter()))
+            grace = deadline - time.perf_counter() if inst.ready else 0.0
+            inst.stop(grace_s=max(0.0, grace))
         self.hub.close()

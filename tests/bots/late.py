@@ -1,0 +1,29 @@
+"""Faulty bot: answers the first decision of each game legally, but 0.4 s late.
+
+Meant for runs with ``--move-time 100ms --time-bank 0``: the first decision of each
+game times out, and the late answer, when it finally comes, must be dropped as stale
+(it echoes the ``seq`` of a request that is no longer open). Other decisions are
+answered at once, like caller.
+"""
+
+import time
+
+from evaluator import declarations
+
+DELAY_S = 0.4
+decisions = 0
+
+
+def on_game_start(info):
+    global decisions
+    decisions = 0
+
+
+def act(view):
+    global decisions
+    decisions += 1
+    if decisions == 1:
+        time.sleep(DELAY_S)
+    if view.can_call:
+        return "call"
+    return declarations(view.ruleset)[0]

@@ -1,0 +1,365 @@
+"""The fault policy end to end: faulty bots as real processes over real sockets.
+
+Each match seats one faulty bot from ``tests/bots/`` with two well-behaved ones,
+``bots/caller.py`` and ``bots/random_bot.py`` (all three copied into the test's own
+directory, so that a process left behind can be told apart from those of any other
+run, even one going on at the same time) and checks, from the outside: the journal
+has every game, each game's finishing order has every seat, the right fault labels
+are recorded against the faulty bot only, the transcripts agree (lost rounds,
+forfeits and the forfeiter's place), the runner's counters, and that no bot process
+or zombie is left behind. The ``referee`` command
+line is checked for its exit codes and messages (never a traceback).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.config import RunConfig
+from referee.journal import read_games, read_transcripts
+from referee.process import resolve_bots
+from referee.runner import Runner
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULTY = ROOT / "tests" / "bots"
+BIN = Path(sys.executable).parent
+REFEREE = BIN / "referee"
+RESOLUTIONS = {"bluff", "wrong-call"}  # round-loss reasons that are not faults
+
+
+@pytest.fixture(autouse=True)
+def _this_python_first(monkeypatch):
+    """The raw bots start with ``#!/usr/bin/env python3``: make that this interpreter
+    (the one with pyzmq and msgpack), for in-process runs and the CLI alike."""
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> list[str]:
+    """Private copies of the two well-behaved reference bots."""
+    d = tmp_path / "good"
+    d.mkdir()
+    for name in ("caller.py", "random_bot.py"):
+        shutil.copy(ROOT / "bots" / name, d / name)
+    return [str(d / "caller.py"), str(d / "random_bot.py")]
+
+
+# ------------------------------------------------------------------------- helpers
+
+
+def faulty(tmp_path: Path, name: str) -> Path:
+    """A private copy of the faulty bot ``name`` (with the raw bots' wire module)."""
+    d = tmp_path / "faulty"
+    d.mkdir(exist_ok=True)
+    for f in (name, "rawwire.py"):
+        shutil.copy(FAULTY / f, d / f)  # keeps the executable bit
+    return d / name
+
+
+def play(tmp_path: Path, bot: str, good: list[str], *, games: int = 4, move_ms: int = 200,
+         bank_ms: int = 1000, max_faults: int = 3, concurrency: int = 1,
+         seed: int = 11) -> tuple[Runner, Path]:
+    """A 3-player official match of the faulty ``bot`` and the good ones, in this process.
+
+    Tests that are not about timeouts keep a time bank, so that a busy machine (a
+    fresh process's first decision, other test runs) cannot turn into a timeout."""
+    out = tmp_path / "run"
+    config = RunConfig(
+        bots=tuple(resolve_bots([str(faulty(tmp_path, bot)), *good])), rules="official",
+        players=3, games=games, seed=seed, move_ms=move_ms, bank_ms=bank_ms,
+        concurrency=concurrency, max_faults=max_faults, start_timeout_ms=10_000, out=out)
+    runner = Runner(config)
+    runner.run()
+    return runner, out
+
+
+def check_journal(out: Path, bot: str, games: int) -> tuple[Counter, Counter, list[dict]]:
+    """Check every game of the run; return the faulty bot's fault labels, its forfeit
+    reasons (``forfeit:<label>``) and its fault entries."""
+    records = read_games(out)
+    assert sorted(r["game"] for r in records) == list(range(games))
+    transcripts = read_transcripts(out)
+    assert sorted(transcripts) == list(range(games))
+    labels: Counter = Counter()
+    forfeits: Counter = Counter()
+    entries: list[dict] = []
+    for rec in records:
+        seats = rec["seats"]
+        assert len(seats) == rec["players"] == 3 and bot in seats
+        assert sorted(rec["order"]) == sorted(seats), rec  # every seat finishes
+        assert sorted(rec["places"]) == [1, 2, 3]
+        for f in rec["faults"]:
+            # Only the faulty bot is ever charged; the others are unaffected.
+            assert f["bot"] == bot and seats[f["seat"]] == bot, f
+            assert f["detail"], f
+            labels[f["label"]] += 1
+            entries.append(f)
+        events = transcripts[rec["game"]]["events"]
+        lost = [e for e in events if e["type"] == "round_lost" and e["reason"] not in RESOLUTIONS]
+        gone = [e for e in events if e["type"] == "eliminated"]
+        forfeited = [e for e in gone if e["reason"].startswith("forfeit:")]
+        for e in lost + forfeited:
+            assert seats[e["seat"]] == bot, e
+        # Each fault lost a round, except the one that made the bot forfeit.
+        assert len(rec["faults"]) == len(lost) + len(forfeited), (rec["faults"], lost, forfeited)
+        assert Counter(e["reason"] for e in lost) <= Counter(f["label"] for f in rec["faults"])
+        for e in forfeited:
+            # A forfeiter is out at once, below everyone still in.
+            before = sum(1 for g in gone if events.index(g) < events.index(e))
+            assert e["place"] == rec["players"] - before, (e, gone)
+            assert rec["places"][e["seat"]] == e["place"]
+            forfeits[e["reason"]] += 1
+    return labels, forfeits, entries
+
+
+def _procs() -> list[tuple[int, int, str, str]]:
+    """(pid, ppid, state, cmdline) of every process we can see."""
+    out = []
+    for p in Path("/proc").iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            stat = (p / "stat").read_text()
+            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
+        out.append((int(p.name), int(ppid), state, cmd))
+    return out
+
+
+def assert_nothing_left(tmp_path: Path) -> None:
+    """No process runs a bot file of this test (all are under ``tmp_path``) and this
+    process has no zombie children."""
+    mark = f"{tmp_path}{os.sep}"
+    deadline = time.monotonic() + 3.0
+    while True:
+        procs = _procs()
+        left = [(pid, cmd) for pid, _, _, cmd in procs if mark in cmd]
+        zombies = [pid for pid, ppid, state, _ in procs if ppid == os.getpid() and state == "Z"]
+        if not left and not zombies:
+            return
+        if time.monotonic() > deadline:
+            pytest.fail(f"left behind: {left}; zombie children: {zombies}")
+        time.sleep(0.05)
+
+
+def referee(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([str(REFEREE), *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+
+
+def no_traceback(proc: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
+
+
+def lines(text: str) -> list[str]:
+    return [ln for ln in text.splitlines() if ln.strip()]
+
+
+# ------------------------------------------------------------- in-process matches
+
+
+def test_crash_mid_game_forfeits_and_is_restarted(tmp_path, good):
+    runner, out = play(tmp_path, "crash_mid_game.py", good, games=4, concurrency=2)
+    labels, forfeits, entries = check_journal(out, "crash_mid_game", 4)
+    assert set(labels) == {"crash"}
+    assert forfeits == Counter({"forfeit:crash": labels["crash"]})
+    assert all("exited with code 1" in f["detail"] for f in entries), entries
+    assert runner.counters["crash_mid_game"].restarts >= labels["crash"] - 2  # 2 slots
+    assert runner.counters["crash_mid_game"].restarts >= 1
+    for name in ("caller", "random_bot"):
+        assert runner.counters[name].restarts == 0
+    assert_nothing_left(tmp_path)
+
+
+def test_bot_that_cannot_be_restarted_forfeits_its_later_games(tmp_path, good):
+    runner, out = play(tmp_path, "dies_for_good.py", good, games=4)
+    labels, forfeits, entries = check_journal(out, "dies_for_good", 4)
+    assert labels == Counter({"crash": 4}) and forfeits == Counter({"forfeit:crash": 4})
+    first, *later = sorted(read_games(out), key=lambda r: r["game"])
+    assert "exited with code 1" in first["faults"][0]["detail"]
+    for rec in later:  # out at once: forfeited in the first round
+        assert [f["round"] for f in rec["faults"]] == [1], rec["faults"]
+    assert runner.counters["dies_for_good"].restarts >= 1
+    assert_nothing_left(tmp_path)
+
+
+def test_hang_times_out_forfeits_and_is_killed(tmp_path, good):
+    runner, out = play(tmp_path, "hang.py", good, games=3, bank_ms=0)
+    labels, forfeits, entries = check_journal(out, "hang", 3)
+    assert set(labels) == {"timeout"}
+    assert forfeits["forfeit:faults"] >= 1 and set(forfeits) == {"forfeit:faults"}
+    assert all(f["detail"] == "no reply within 200 ms" for f in entries), entries
+    assert runner.counters["hang"].restarts >= 1  # hung and killed, then started afresh
+    assert_nothing_left(tmp_path)
+
+
+def test_late_reply_is_a_timeout_and_dropped_as_stale(tmp_path, good):
+    # A 0.4 s nap against 100 ms a move: the nap spans up to 4-5 requests, so allow
+    # more faults in a row than that; the bot then plays on and its late answers
+    # (to requests that are no longer open) arrive while a newer one is.
+    runner, out = play(tmp_path, "late.py", good, games=4, move_ms=100, bank_ms=0,
+                       max_faults=8)
+    labels, forfeits, entries = check_journal(out, "late", 4)
+    assert set(labels) == {"timeout"} and labels["timeout"] >= 4
+    assert not forfeits
+    assert all(f["detail"] == "no reply within 100 ms" for f in entries)
+    assert runner.counters["late"].stale > 0
+    assert runner.counters["late"].restarts == 0
+    assert_nothing_left(tmp_path)
+
+
+def test_late_bot_forfeits_with_default_max_faults(tmp_path, good):
+    runner, out = play(tmp_path, "late.py", good, games=2, move_ms=100, bank_ms=0)
+    labels, forfeits, _ = check_journal(out, "late", 2)
+    assert set(labels) == {"timeout"}
+    assert forfeits == Counter({"forfeit:faults": 2})
+    assert_nothing_left(tmp_path)
+
+
+def test_illegal_actions_lose_rounds_then_forfeit(tmp_path, good):
+    runner, out = play(tmp_path, "illegal.py", good, games=4, concurrency=2)
+    labels, forfeits, entries = check_journal(out, "illegal", 4)
+    assert set(labels) == {"illegal"}
+    # Every decision is illegal: max_faults in a row, every game.
+    assert labels["illegal"] == 3 * 4 and forfeits == Counter({"forfeit:faults": 4})
+    details = " | ".join(f["detail"] for f in entries)
+    assert "call" in details and "raise" in details, details
+    assert_nothing_left(tmp_path)
+
+
+def test_garbage_is_malformed_then_forfeit(tmp_path, good):
+    runner, out = play(tmp_path, "garbage_bot", good, games=4)
+    labels, forfeits, entries = check_journal(out, "garbage_bot", 4)
+    assert labels == Counter({"malformed": 12})
+    assert forfeits == Counter({"forfeit:faults": 4})
+    details = " | ".join(f["detail"] for f in entries)
+    for words in ("not msgpack", "must be a map", "string field 'type'",
+                  "2 frames in one message", "max_ext_len"):
+        assert words in details, (words, details)
+    assert runner.counters["garbage_bot"].restarts == 3
+    assert_nothing_left(tmp_path)
+
+
+def test_wrong_schema_is_malformed(tmp_path, good):
+    runner, out = play(tmp_path, "schema_bot", good, games=4)
+    labels, forfeits, entries = check_journal(out, "schema_bot", 4)
+    assert set(labels) == {"malformed"} and labels["malformed"] >= 4
+    assert not forfeits  # it answers legally every other decision
+    details = " | ".join(f["detail"] for f in entries)
+    for words in ("unknown fields", "field 'seq'", "field 'action'", "unknown message type",
+                  "{kind: call}"):
+        assert words in details, (words, details)
+    assert runner.counters["schema_bot"].restarts == 0
+    assert_nothing_left(tmp_path)
+
+
+def test_oversize_message_is_malformed(tmp_path, good):
+    runner, out = play(tmp_path, "oversize_bot", good, games=4)
+    labels, forfeits, entries = check_journal(out, "oversize_bot", 4)
+    assert labels == Counter({"malformed": 4}) and not forfeits
+    assert all("exceeds the limit of 65536" in f["detail"] for f in entries), entries
+    assert_nothing_left(tmp_path)
+
+
+def test_over_transport_cap_cuts_the_bot_off(tmp_path, good):
+    runner, out = play(tmp_path, "huge_bot", good, games=3, bank_ms=0)
+    labels, forfeits, _ = check_journal(out, "huge_bot", 3)
+    assert set(labels) <= {"timeout", "crash"} and labels
+    # Cut off, it can answer nothing more: it forfeits every game it is asked again in.
+    assert sum(forfeits.values()) == 3
+    assert_nothing_left(tmp_path)
+
+
+def test_stale_sequence_numbers_are_dropped_and_counted(tmp_path, good):
+    runner, out = play(tmp_path, "stale_bot", good, games=4, bank_ms=0)
+    labels, forfeits, entries = check_journal(out, "stale_bot", 4)
+    assert labels == Counter({"timeout": 4}) and not forfeits
+    assert runner.counters["stale_bot"].stale == 2 * 4
+    assert runner.counters["stale_bot"].unsolicited == 0
+    for name in ("caller", "random_bot"):
+        assert runner.counters[name].stale == runner.counters[name].unsolicited == 0
+    assert_nothing_left(tmp_path)
+
+
+# ------------------------------------------------------------------ command line
+
+
+@pytest.mark.parametrize("bot", ["crash_at_start.py", "exit_at_once"])
+def test_cli_bot_that_cannot_start(tmp_path, good, bot):
+    proc = referee("run", "--bots", str(faulty(tmp_path, bot)), *good, "--games", "4",
+                   "--start-timeout", "10s", "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert proc.returncode == 3, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    err = lines(proc.stderr)
+    assert len(err) == 1, proc.stderr
+    name = Path(bot).stem
+    assert err[0].startswith("error: bot ") and name in err[0], err
+    assert "exited with code 3" in err[0], err
+    assert read_games(tmp_path / "run") == []
+    assert not (tmp_path / "run" / "leaderboard.json").exists()
+    assert_nothing_left(tmp_path)
+
+
+def test_cli_missing_bot_file(tmp_path, good):
+    missing = tmp_path / "no_such_bot.py"
+    proc = referee("run", "--bots", str(missing), *good, "--games", "2",
+                   "--out", str(tmp_path / "run"), cwd=tmp_path)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    err = lines(proc.stderr)
+    assert len(err) == 1 and "bot file not found" in err[0] and str(missing) in err[0], err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("bot,label", [("crash_mid_game.py", "crash"),
+                                       ("garbage_bot", "malformed")])
+def test_cli_run_with_a_faulty_bot(tmp_path, good, bot, label):
+    out = tmp_path / "run"
+    proc = referee("run", "--bots", str(faulty(tmp_path, bot)), *good, "--games", "6",
+                   "--move-time", "200ms", "--time-bank", "1s", "--concurrency", "2",
+                   "--max-faults", "3", "--start-timeout", "10s", "--seed", "5",
+                   "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    assert proc.stderr.strip() == ""
+    name = Path(bot).stem
+    labels, forfeits, _ = check_journal(out, name, 6)
+    assert set(labels) == {label}
+    assert sum(forfeits.values()) >= 1
+    board = json.loads((out / "leaderboard.json").read_text())
+    rows = {r["bot"]: r for r in board["rows"]}
+    assert set(rows) == {name, "caller", "random_bot"}
+    assert rows[name]["faults"] == dict(labels)
+    assert rows["caller"]["faults"] == rows["random_bot"]["faults"] == {}
+    assert all(r["games"] == 6 for r in rows.values())
+    assert_nothing_left(tmp_path)
+
+
+@pytest.mark.parametrize("bot,code", [("illegal.py", 1), ("garbage_bot", 1),
+                                      ("schema_bot", 1), ("hang.py", 1),
+                                      ("crash_at_start.py", 3), ("exit_at_once", 3)])
+def test_check_reports_a_faulty_bot(tmp_path, bot, code):
+    proc = referee("check", str(faulty(tmp_path, bot)), "--move-time", "300ms",
+                   "--start-timeout", "10s", cwd=tmp_path)
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    out = lines(proc.stdout)
+    fails = [ln for ln in out if ln.startswith("FAIL ")]
+    assert fails, proc.stdout
+    if code == 1:
+        assert out[0].startswith("PASS start and hello"), out
+        assert out[-1].endswith("failed)") and "does not comply" in out[-1], out
+    else:
+        assert fails[0].startswith("FAIL start and hello: exited with code 3"), out
+    assert_nothing_left(tmp_path)
