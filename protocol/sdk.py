@@ -28,7 +28,7 @@ from typing import Any
 
 import zmq
 
-from protocol.codec import MessageError, decode, encode
+from protocol.codec import decode, encode
 from protocol.messages import PROTOCOL_VERSION
 from protocol.polish import Action, Call, Raise, RoundResult, View, parse_action
 
