@@ -41,6 +41,9 @@ def rank_char(rank: int) -> str:
     return RANK_CHARS[rank - 2]
 
 
+_CARD_NAMES = tuple(RANK_CHARS[i // 4] + SUIT_CHARS[i % 4] for i in range(52)) + ("Jk",)
+
+
 def parse_rank(text: str) -> int:
     """``"T"``, ``"10"``, ``"q"`` -> 10, 10, 12."""
     t = text.strip().upper()
@@ -87,10 +90,13 @@ class Card:
         return -1 if self.is_joker else self.id % 4
 
     def __str__(self) -> str:
-        return "Jk" if self.is_joker else rank_char(self.rank) + SUIT_CHARS[self.suit]
+        return _CARD_NAMES[self.id]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
+
+
+_CARDS = tuple(Card(i) for i in range(N_CARD_IDS))
 
 
 @cache
@@ -113,7 +119,7 @@ def parse_card(card: str | int | Card) -> Card:
     if isinstance(card, str):
         return _parse_card_text(card)
     if isinstance(card, int) and not isinstance(card, bool):
-        return Card(card)
+        return _CARDS[card] if 0 <= card < N_CARD_IDS else Card(card)
     raise CardError(f"not a card: {card!r}")
 
 

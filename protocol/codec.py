@@ -34,14 +34,12 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise MessageError(f"msgpack ext type {code} is not allowed")
 
 
-def _depth_ok(obj: Any, depth: int) -> bool:
+def _depth_ok(container: dict | list, depth: int) -> bool:
+    """Is every container inside ``container`` (itself at ``depth``) within MAX_DEPTH?"""
     if depth > MAX_DEPTH:
         return False
-    if isinstance(obj, dict):
-        return all(_depth_ok(v, depth + 1) for v in obj.values())
-    if isinstance(obj, list):
-        return all(_depth_ok(v, depth + 1) for v in obj)
-    return True
+    values = container.values() if isinstance(container, dict) else container
+    return all(_depth_ok(v, depth + 1) for v in values if isinstance(v, dict | list))
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -1,9 +1,9 @@
 """The game-generic envelope: message types, their fields, and their validation.
 
-Referee to bot: ``welcome``, ``refused``, ``game_start``, ``act``, ``round_result``,
-``game_end``, ``bye``. Bot to referee: ``hello`` and ``action``. SPEC.md is the
+Referee to bot: ``welcome``, ``refused``, ``game_start``, ``act``, ``game_end``,
+``bye``. Bot to referee: ``hello`` and ``action``. SPEC.md is the
 normative description; this module is its executable form. Game payloads (the
-``view`` of an ``act``, the ``action`` of a reply, a ``round_result``'s ``result``)
+``view`` of an ``act``, the ``action`` of a reply, the round ``results``)
 are opaque here and checked by the game's own codec.
 """
 

@@ -92,6 +92,13 @@ def run(
         sock.close()
 
 
+def _deliver(msg: dict[str, Any], game: GameInfo, on_round_result) -> None:
+    """Hand the round results riding on an ``act`` or ``game_end`` to the hook."""
+    if on_round_result:
+        for result in msg.get("results", ()):
+            on_round_result(RoundResult.from_wire(result, game.params["ruleset"]))
+
+
 def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
     game: GameInfo | None = None
     while True:
@@ -100,6 +107,7 @@ def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
         if kind == "act":
             if game is None:
                 raise BotError("'act' before 'game_start'")
+            _deliver(msg, game, on_round_result)
             view = View.from_wire(msg["view"], msg.get("deadline_ms"))
             action = parse_action(act(view), game.params["ruleset"])
             sock.send(encode({"type": "action", "seq": msg["seq"],
@@ -110,10 +118,9 @@ def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
             seed_everything(game.seed)
             if on_game_start:
                 on_game_start(game)
-        elif kind == "round_result":
-            if on_round_result and game is not None:
-                on_round_result(RoundResult.from_wire(msg["result"], game.params["ruleset"]))
         elif kind == "game_end":
+            if game is not None:
+                _deliver(msg, game, on_round_result)
             if on_game_end and game is not None:
                 on_game_end(GameInfo(game.game_id, game.game, game.seat, game.players,
                                      game.seed, game.params, tuple(msg["order"])))

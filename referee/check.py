@@ -1,8 +1,8 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
 Starts the bot, waits for its hello, plays a few scripted turns of both rulesets
-(opening, answering, a position where only a call is legal), sends a round result and a
-game end, then ``bye``, and reports each step as PASS or FAIL with the reason.
+(opening, answering, a position where only a call is legal), sends a game end with a
+round result, then ``bye``, and reports each step as PASS or FAIL with the reason.
 """
 
 from __future__ import annotations
@@ -116,7 +116,8 @@ def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:
             "players": v.players, "seed": 1, "params": {"ruleset": v.ruleset},
             "time": {"move_ms": move_ms, "bank_ms": 0}})
     payload = s.request({"type": "act", "view": v.to_wire(), "deadline_ms": move_ms,
-                         "time": {"move_ms": move_ms, "bank_ms": 0}}, move_ms)
+                         "results": [], "time": {"move_ms": move_ms, "bank_ms": 0}},
+                        move_ms)
     try:
         action = Action.from_wire(payload, v.ruleset)
     except ActionError as exc:
@@ -159,16 +160,15 @@ def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console) -> i
             except CheckFailed as exc:
                 report(False, turn.label, str(exc))
         try:
-            s.send({"type": "round_result", "result": {
-                "round": 1, "hands": [[48], [44]], "community": 28, "declaration": 6,
-                "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}})
-            s.send({"type": "game_end", "order": [1, 0]})
+            s.send({"type": "game_end", "order": [1, 0], "results": [{
+                "round": 1, "hands": [[48], [44], [40]], "community": None, "declaration": 6,
+                "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}]})
             s.send({"type": "bye"})
             s.proc.popen.wait(timeout=max(2.0, move_ms / 1000))
-            report(s.proc.exit_code() == 0, "round result, game end and bye",
+            report(s.proc.exit_code() == 0, "game end with a round result, and bye",
                    f"exited with code {s.proc.exit_code()}")
         except Exception as exc:  # noqa: BLE001 - any failure here is the bot's
-            report(False, "round result, game end and bye",
+            report(False, "game end with a round result, and bye",
                    f"did not exit after bye ({type(exc).__name__})")
     finally:
         s.close()

@@ -24,6 +24,8 @@ from protocol.messages import PROTOCOL_VERSION, Hello, parse_bot_message, refuse
 
 # A hard transport cap well above the codec's limit: libzmq drops a peer that sends more.
 TRANSPORT_MAX_BYTES = 1 << 20
+_NOBLOCK = int(zmq.NOBLOCK)
+_SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 
 Peer = TypeVar("Peer")
 
@@ -67,6 +69,8 @@ class Hub(Generic[Peer]):
         self.sock.setsockopt(zmq.MAXMSGSIZE, TRANSPORT_MAX_BYTES)
         self.sock.bind(endpoint)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        self._poller = zmq.Poller()
+        self._poller.register(self.sock, zmq.POLLIN)
         self._by_token: dict[str, Peer] = {}
         self._by_identity: dict[bytes, Peer] = {}
         self._identity_of: dict[int, bytes] = {}
@@ -95,25 +99,18 @@ class Hub(Generic[Peer]):
         ident = self._identity_of.get(id(peer))
         if ident is None:
             return False
-        try:
-            self.sock.send_multipart([ident, encode(message)], flags=zmq.NOBLOCK)
-        except zmq.ZMQError:
-            return False
-        return True
+        return self._send_raw(ident, message)
 
     def poll(self, timeout_ms: float) -> list[Incoming[Peer]]:
         """Wait up to ``timeout_ms`` for frames, then drain all that are queued."""
         out: list[Incoming[Peer]] = []
-        if not self.sock.poll(max(0, int(timeout_ms)), zmq.POLLIN):
+        if not self._poller.poll(max(0, int(timeout_ms))):
             return out
-        while True:
-            try:
-                frames = self.sock.recv_multipart(zmq.NOBLOCK, copy=True)
-            except zmq.Again:
-                return out
-            item = self._handle(frames, time.perf_counter())
+        while self.sock.get(zmq.EVENTS) & zmq.POLLIN:
+            item = self._handle(self.sock.recv_multipart(), time.perf_counter())
             if item is not None:
                 out.append(item)
+        return out
 
     def _handle(self, frames: list[bytes], now: float) -> Incoming[Peer] | None:
         ident, payload = frames[0], frames[1:]
@@ -160,11 +157,15 @@ class Hub(Generic[Peer]):
         self._send_raw(ident, welcome(self._names[id(peer)]))
         return Incoming(peer, now, message={"type": "hello"}, hello=True)
 
-    def _send_raw(self, ident: bytes, message: dict[str, Any]) -> None:
+    def _send_raw(self, ident: bytes, message: dict[str, Any]) -> bool:
+        # Two plain sends with int flags: send_multipart's per-part checks and enum
+        # arithmetic cost more than the message itself on this hot path.
         try:
-            self.sock.send_multipart([ident, encode(message)], flags=zmq.NOBLOCK)
+            self.sock.send(ident, _SNDMORE_NOBLOCK)
+            self.sock.send(encode(message), _NOBLOCK)
         except zmq.ZMQError:
-            pass
+            return False
+        return True
 
     def close(self) -> None:
         self.sock.close(0)

@@ -61,6 +61,9 @@ class Table:
         self.engine = rules.new_game(len(seats), seed)
         self.clocks = [SeatClock(bank_ms) for _ in seats]
         self.streak = [0] * len(seats)
+        # Round results a seat has not been sent yet: they ride on its next ``act`` (or
+        # its ``game_end``), which saves a message per seat per round.
+        self.unsent: list[list[dict[str, Any]]] = [[] for _ in seats]
         self.faults: list[dict[str, Any]] = []
         self.pending: Pending | None = None
         self.started_at = time.time()
@@ -92,8 +95,9 @@ class Table:
         """After any change: tell everyone about finished rounds, then ask the next seat."""
         events = self.engine.events
         for result in self.rules.round_results(events, self._sent_events):
-            for inst in self.seats:
-                inst.send({"type": "round_result", "result": result})
+            for seat, hand in enumerate(result["hands"]):
+                if hand:  # the seat played that round
+                    self.unsent[seat].append(result)
         self._sent_events = len(events)
         if self.is_over:
             return
@@ -101,13 +105,17 @@ class Table:
         inst = self.seats[seat]
         budget_ms = self.move_ms + self.clocks[seat].bank_ms
         msg = {"type": "act", "view": self.rules.view_payload(self.engine, seat),
-               "deadline_ms": int(budget_ms),
+               "results": self._take_results(seat), "deadline_ms": int(budget_ms),
                "time": {"move_ms": self.move_ms, "bank_ms": int(self.clocks[seat].bank_ms)}}
         seq = inst.send(msg)
         now = time.perf_counter()
         self.pending = Pending(seq, seat, now, now + budget_ms / 1000)
         if seq is None:
-            self.on_crash(inst, "not reachable: its process exited or its connection was dropped")
+            self.on_crash(inst, inst.why_unreachable())
+
+    def _take_results(self, seat: int) -> list[dict[str, Any]]:
+        results, self.unsent[seat] = self.unsent[seat], []
+        return results
 
     def _charge(self, seat: int, elapsed_ms: float) -> None:
         clock = self.clocks[seat]
@@ -196,7 +204,8 @@ class Table:
 
     def finish(self) -> None:
         order = self.engine.finishing_order
-        for inst in self.seats:
+        for seat, inst in enumerate(self.seats):
             if inst.table is self:
-                inst.send({"type": "game_end", "order": list(order)})
+                inst.send({"type": "game_end", "order": list(order),
+                           "results": self._take_results(seat)})
                 inst.table = None

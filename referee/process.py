@@ -122,6 +122,13 @@ class BotProcess:
         """None while the process runs."""
         return self.popen.poll()
 
+    def wait(self, timeout_s: float) -> int | None:
+        """The exit code, waiting up to ``timeout_s`` for it; None if still running."""
+        try:
+            return self.popen.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return None
+
     def stderr_tail(self, n_chars: int = 300) -> str:
         try:
             text = self.stderr_path.read_bytes()[-n_chars:].decode(errors="replace")

@@ -76,6 +76,16 @@ class BotInstance:
         message["seq"] = self._seq
         return self._seq if self.runner.hub.send(self, message) else None
 
+    def why_unreachable(self) -> str:
+        """Why a send to this bot failed: usually its process is exiting, so wait a
+        moment for the exit code."""
+        if self.process is None:
+            return "not running"
+        code = self.process.wait(0.2)
+        if code is None:
+            return "not reachable: its connection was dropped"
+        return f"process exited with code {code}"
+
     def stop(self, grace_s: float = 0.0) -> None:
         if self.process is None:
             return

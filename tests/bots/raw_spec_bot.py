@@ -206,7 +206,7 @@ def main():
                 send({"type": "action", "seq": msg["seq"], "action": decide(msg["view"], seed)})
             elif kind == "bye":
                 return 0
-            # welcome, round_result, game_end and unknown types need no reply
+            # welcome, game_end and unknown types need no reply
     finally:
         sock.close()
         ctx.term()

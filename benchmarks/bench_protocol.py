@@ -1,0 +1,553 @@
+"""Per-decision cost of the referee against a raw pyzmq ping-pong: prints a table.
+
+    python benchmarks/bench_protocol.py            # about a minute
+    python benchmarks/bench_protocol.py --quick    # about 20 s
+
+Measured in one run, side by side, for 2- and 4-player ``official`` games:
+
+(a) raw ping-pong: a ROUTER here and a DEALER in a child process (plain python with
+    pyzmq + msgpack, ipc in a temp dir, as the referee does) exchange msgpack maps of
+    the size of a real ``act`` request and ``action`` reply. The child decodes each
+    request and encodes its reply, as a trivial bot must. The request is a real one:
+    the simulated run's ``act`` whose encoded size is closest to the run's mean.
+    (a') the same trivial children, one per seat, replaying the referee's exact wire
+    traffic of the run (``game_start``, ``game_end``, round results riding on ``act``,
+    and each ``act``, pre-encoded): the cost of the message pattern itself.
+(b) the referee: ``Runner`` playing ``bots/caller.py`` against itself (move 1000 ms,
+    bank 0, concurrency 1, fixed seed) in a fresh subprocess. The clock runs from the
+    end of the first game to the end of the last (the progress callback), so bot
+    start-up, the bots' first-decision warm-up and shut-down are left out. CPU time
+    of the referee (all its threads) and of the bots (/proc) over the same window.
+(c) the referee process's peak RSS (``VmHWM`` of that subprocess; its ``ru_maxrss`` too,
+    which on Linux also holds the spawning process's peak), and the largest bot's.
+
+Then one 4-player run under cProfile (another subprocess, profiling only the same
+window): the top functions by tottime in the referee process, per decision, and the
+same tottime summed by file/package.
+
+The target: referee µs per decision <= 1.5 x raw µs per round trip. Other processes on
+the same cores disturb both sides, so each is timed in chunks and the verdict compares
+the least disturbed chunk of each (best/best); whole-window/median is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import zmq
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from protocol.codec import decode, encode  # noqa: E402
+from protocol.messages import parse_bot_message  # noqa: E402
+from referee.games import PolishPokerRules  # noqa: E402
+from referee.schedule import game_seed, seat_seed  # noqa: E402
+
+RULESET = "official"
+SEED = 20240601
+MOVE_MS, BANK_MS = 1000, 0
+TARGET = 1.5
+CHUNKS = 5  # each side is timed in chunks: best (least disturbed) and median/whole
+TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+
+# The trivial bot of the raw ping-pong: decode every message, answer acts like caller.py.
+DEALER_CHILD = r"""
+import sys
+import msgpack
+import zmq
+ctx = zmq.Context()
+sock = ctx.socket(zmq.DEALER)
+sock.linger = 0
+sock.connect(sys.argv[1])
+sock.send(msgpack.packb({"type": "hello"}, use_bin_type=True))
+while True:
+    msg = msgpack.unpackb(sock.recv(), raw=False)
+    kind = msg["type"]
+    if kind == "bye":
+        break
+    if kind != "act":
+        continue
+    action = ({"kind": "call"} if msg["view"]["history"]
+              else {"kind": "raise", "declaration": 0})
+    sock.send(msgpack.packb({"type": "action", "seq": msg["seq"], "action": action},
+                            use_bin_type=True))
+sock.close()
+ctx.term()
+"""
+
+# One decision of the referee's traffic: frames sent since the last act (seat, bytes),
+# then the act's seat and frame.
+Step = tuple[list[tuple[int, bytes]], int, bytes]
+
+
+def vm_hwm_kb(pid: int | str = "self") -> int:
+    """Peak RSS of a process's own address space (``VmHWM``). Unlike ``ru_maxrss``, it
+    does not inherit the parent's peak through fork/vfork + exec."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def proc_cpu_s(pid: int) -> float:
+    """user + system CPU seconds of a process (all its threads), from /proc."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) * TICK_S
+
+
+# ------------------------------------------------------------------ simulated run
+
+
+def _caller_action(view: dict[str, Any]) -> dict[str, Any]:
+    return {"kind": "call"} if view["history"] else {"kind": "raise", "declaration": 0}
+
+
+def simulate(players: int, games: int) -> dict[str, Any]:
+    """Play the run's first ``games`` games in-process, as ``Table`` does (same seeds,
+    same messages, caller.py's policy), without sockets: the wire traffic, message
+    sizes, and the referee's own in-process work per decision, by stage."""
+    rules = PolishPokerRules(RULESET)
+    t = dict.fromkeys(("results", "view", "encode", "reply", "apply"), 0.0)
+    acts: list[tuple[int, dict[str, Any]]] = []
+    steps: list[Step] = []
+    pre: list[tuple[int, bytes]] = []
+    messages = bytes_out = 0
+    clock = time.perf_counter
+    tm = {"move_ms": MOVE_MS, "bank_ms": BANK_MS}
+    for g in range(games):
+        seed = game_seed(SEED, g)
+        engine = rules.new_game(players, seed)
+        seq = [0] * players
+        for s in range(players):
+            seq[s] += 1
+            pre.append((s, encode({"type": "game_start", "game": rules.name,
+                                   "game_id": f"{g}", "seat": s, "players": players,
+                                   "seed": seat_seed(seed, s), "params": rules.params,
+                                   "time": tm, "seq": seq[s]})))
+        sent = 0
+        unsent: list[list[dict[str, Any]]] = [[] for _ in range(players)]
+        while True:
+            t0 = clock()
+            events = engine.events
+            for result in rules.round_results(events, sent):
+                for s, hand in enumerate(result["hands"]):
+                    if hand:
+                        unsent[s].append(result)
+            sent = len(events)
+            t1 = clock()
+            t["results"] += t1 - t0
+            if engine.is_over:
+                break
+            seat = engine.current_seat
+            view = rules.view_payload(engine, seat)
+            t2 = clock()
+            seq[seat] += 1
+            msg = {"type": "act", "view": view, "results": unsent[seat],
+                   "deadline_ms": MOVE_MS + BANK_MS, "time": tm, "seq": seq[seat]}
+            unsent[seat] = []
+            frame = encode(msg)
+            t3 = clock()
+            reply = encode({"type": "action", "seq": seq[seat], "action": _caller_action(view)})
+            t4 = clock()
+            parsed = parse_bot_message(decode(reply))
+            action = rules.parse_action(parsed.action)
+            t5 = clock()
+            why = rules.apply(engine, seat, action)
+            t6 = clock()
+            assert why is None, why
+            t["view"] += t2 - t1
+            t["encode"] += t3 - t2
+            t["reply"] += t5 - t4
+            t["apply"] += t6 - t5
+            acts.append((len(frame), msg))
+            steps.append((pre, seat, frame))
+            messages += len(pre) + 1
+            bytes_out += sum(len(b) for _, b in pre) + len(frame)
+            pre = []
+        order = list(engine.finishing_order)
+        for s in range(players):
+            seq[s] += 1
+            pre.append((s, encode({"type": "game_end", "order": order, "results": unsent[s],
+                                   "seq": seq[s]})))
+    decisions = len(acts)
+    sizes = [n for n, _ in acts]
+    mean = statistics.fmean(sizes)
+    _, sample = min(acts, key=lambda a: abs(a[0] - mean))
+    reply = {"type": "action", "seq": sample["seq"], "action": _caller_action(sample["view"])}
+    return {"decisions": decisions, "games": games, "act_mean": mean, "act_min": min(sizes),
+            "act_max": max(sizes), "sample": sample, "sample_len": len(encode(sample)),
+            "reply_len": len(encode(reply)), "msgs_per_decision": messages / decisions,
+            "bytes_per_decision": bytes_out / decisions, "steps": steps,
+            "stage_us": {k: v / decisions * 1e6 for k, v in t.items()}}
+
+
+# ------------------------------------------------------------------ raw ping-pong
+
+
+def ping_pong(steps: list[Step], children: int, seconds: float,
+              request: dict[str, Any] | None = None) -> dict[str, Any]:
+    """ROUTER here, ``children`` trivial DEALER children; replays ``steps`` in a cycle.
+    µs per step (median of three chunks) and CPU µs per step (this process + children).
+    With ``request``, a second figure where this side also encodes each request and
+    decodes each reply."""
+    tmp = tempfile.mkdtemp(prefix="bench-zmq-")
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    sock.linger = 0
+    sock.bind(f"ipc://{tmp}/router")
+    endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
+    procs = [subprocess.Popen([sys.executable, "-c", DEALER_CHILD, endpoint])
+             for _ in range(children)]
+    try:
+        idents: list[bytes] = []
+        while len(idents) < children:
+            if not sock.poll(30_000):
+                raise RuntimeError("a ping-pong child did not connect")
+            idents.append(sock.recv_multipart()[0])
+        plan = [([(idents[s], b) for s, b in pre], idents[seat], frame)
+                for pre, seat, frame in steps]
+        send, recv = sock.send_multipart, sock.recv_multipart
+
+        def raw(n: int) -> None:
+            i, k = 0, len(plan)
+            for _ in range(n):
+                pre, ident, frame = plan[i]
+                for p in pre:
+                    send(p)
+                send([ident, frame])
+                recv()
+                i = i + 1 if i + 1 < k else 0
+
+        def coded(n: int) -> None:
+            msg = dict(request or {})
+            ident = idents[0]
+            for _ in range(n):
+                send([ident, encode(msg)])
+                decode(recv()[1])
+
+        def rate(fn: Callable[[int], None]) -> dict[str, float]:
+            fn(300)  # warm-up
+            chunks, cpu = [], []
+            for _ in range(CHUNKS):
+                n, t0, c0 = 0, time.perf_counter(), time.process_time()
+                k0 = sum(proc_cpu_s(p.pid) for p in procs)
+                while time.perf_counter() - t0 < seconds / CHUNKS:
+                    fn(100)
+                    n += 100
+                chunks.append((time.perf_counter() - t0) / n * 1e6)
+                cpu.append((time.process_time() - c0
+                            + sum(proc_cpu_s(p.pid) for p in procs) - k0) / n * 1e6)
+            return {"best": min(chunks), "median": statistics.median(chunks),
+                    "cpu": statistics.median(cpu)}
+
+        out = rate(raw)
+        if request is not None:
+            out["coded"] = rate(coded)["best"]
+        for ident in idents:
+            send([ident, encode({"type": "bye"})])
+        for p in procs:
+            p.wait(10)
+        return out
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        sock.close(0)
+        ctx.term()
+        try:
+            os.unlink(f"{tmp}/router")
+        except OSError:
+            pass
+        os.rmdir(tmp)
+
+
+# ------------------------------------------------------------------ the match (child)
+
+
+def run_match(players: int, games: int, profile_top: int) -> dict[str, Any]:
+    """Runs in a fresh subprocess: one Runner run; its figures as a dict."""
+    from referee.config import RunConfig
+    from referee.process import resolve_bots
+    from referee.runner import Runner
+
+    rss_import = vm_hwm_kb()
+    bot_hwm: list[int] = []
+    marks: list[tuple[float, float, float]] = []  # (wall, referee CPU, bots CPU)
+    records: list[dict[str, Any]] = []
+    prof = None
+    if profile_top:
+        import cProfile
+
+        prof = cProfile.Profile()
+
+    def progress(runner: Any, record: dict[str, Any]) -> None:
+        if len(records) + 1 == games:
+            if prof is not None:
+                prof.disable()
+            bot_hwm.extend(vm_hwm_kb(i.process.pid) for i in runner.instances if i.process)
+        bots_cpu = sum(proc_cpu_s(i.process.pid) for i in runner.instances if i.process)
+        marks.append((time.perf_counter(), time.process_time(), bots_cpu))
+        records.append(record)
+        if prof is not None and len(records) == 1:
+            prof.enable()
+
+    bots = tuple(resolve_bots([str(ROOT / "bots" / "caller.py")] * players))
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
+        cfg = RunConfig(bots=bots, rules=RULESET, players=players, games=games, seed=SEED,
+                        move_ms=MOVE_MS, bank_ms=BANK_MS, concurrency=1, max_faults=3,
+                        start_timeout_ms=30_000, out=Path(out))
+        t0 = time.perf_counter()
+        Runner(cfg, progress=progress).run()
+        total = time.perf_counter() - t0
+    rest = records[1:]
+    chunks = []  # µs per decision over CHUNKS runs of consecutive games in the window
+    bounds = [round(i * len(rest) / CHUNKS) for i in range(CHUNKS + 1)]
+    for a, b in zip(bounds, bounds[1:], strict=False):
+        n = sum(t["decisions"] for r in rest[a:b] for t in r["timing"])
+        if b > a and n:
+            chunks.append((marks[b][0] - marks[a][0]) / n * 1e6)
+    doc: dict[str, Any] = {
+        "players": players, "games": len(records), "total_s": total,
+        "window_s": marks[-1][0] - marks[0][0], "window_games": len(rest),
+        "best_chunk_us": min(chunks),
+        "window_decisions": sum(t["decisions"] for r in rest for t in r["timing"]),
+        "referee_cpu_s": marks[-1][1] - marks[0][1], "bots_cpu_s": marks[-1][2] - marks[0][2],
+        "in_flight_ms": sum(t["total_ms"] for r in rest for t in r["timing"]),
+        "faults": sum(len(r["faults"]) for r in records),
+        "rss_import_kb": rss_import, "rss_kb": vm_hwm_kb(),
+        "ru_maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "rss_bot_kb": max(bot_hwm, default=0),
+    }
+    if prof is not None:
+        import pstats
+
+        stats = pstats.Stats(prof).stats  # type: ignore[attr-defined]
+        rows = sorted(stats.items(), key=lambda kv: kv[1][2], reverse=True)[:profile_top]
+        doc["profile"] = [
+            {"func": _func_name(key), "ncalls": nc, "tottime": tt, "cumtime": ct}
+            for key, (_cc, nc, tt, ct, _callers) in rows]
+        doc["profile_total_s"] = sum(v[2] for v in stats.values())
+        areas: dict[str, float] = {}
+        for key, v in stats.items():
+            areas[_area(key)] = areas.get(_area(key), 0.0) + v[2]
+        doc["profile_areas"] = sorted(areas.items(), key=lambda kv: kv[1], reverse=True)
+        doc["profile_wait_s"] = sum(v[2] for k, v in stats.items() if _is_zmq(k, "poll"))
+        doc["profile_send_s"] = sum(v[2] for k, v in stats.items() if _is_zmq(k, "send"))
+    return doc
+
+
+def _is_zmq(key: tuple[str, int, str], name: str) -> bool:
+    return key[2] == name and f"zmq{os.sep}sugar" in key[0]
+
+
+def _area(key: tuple[str, int, str]) -> str:
+    """Where a profiled function lives: a repo file, a site package, or the stdlib."""
+    file = key[0]
+    if file == "~":
+        return "builtins (C)"
+    p = Path(file).resolve()
+    try:
+        return str(p.relative_to(ROOT))
+    except ValueError:
+        pass
+    if "site-packages" in p.parts:
+        return p.parts[p.parts.index("site-packages") + 1] + " (package)"
+    return f"stdlib {p.name}"
+
+
+def _func_name(key: tuple[str, int, str]) -> str:
+    file, line, name = key
+    if file == "~":
+        return name
+    p = Path(file)
+    try:
+        file = str(p.resolve().relative_to(ROOT))
+    except ValueError:
+        file = "/".join(p.parts[-3:])
+    return f"{file}:{line}({name})"
+
+
+def match_in_subprocess(players: int, games: int, profile_top: int = 0) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--_match", str(players), str(games),
+           str(profile_top)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"match subprocess failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+# ------------------------------------------------------------------ report
+
+
+def machine_note() -> str:
+    try:
+        usable = len(os.sched_getaffinity(0))
+    except AttributeError:
+        usable = os.cpu_count()
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores "
+            f"({usable} usable), Python {platform.python_version()}, pyzmq {zmq.__version__} "
+            f"(libzmq {zmq.zmq_version()}), msgpack {'.'.join(map(str, msgpack.version))}, "
+            f"load average {os.getloadavg()[0]:.2f} at start")
+
+
+def _row(label: str, *cells: str) -> str:
+    return f"{label:<54}" + "".join(f"{c:>15}" for c in cells)
+
+
+def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
+           note: str) -> list[str]:
+    lines = [f"machine: {note}",
+             f"config: {RULESET}, bots/caller.py per seat, move {MOVE_MS} ms, bank {BANK_MS} ms,"
+             f" concurrency 1, seed {SEED}{', --quick' if quick else ''}", "",
+             _row("", "2 players", "4 players"), _row("-" * 53, *["-" * 14] * 2)]
+
+    def add(label: str, fn: Callable[[dict[str, Any]], str]) -> None:
+        lines.append(_row(label, *(fn(res[p]) for p in (2, 4))))
+
+    def per_dec(r: dict[str, Any], key: str, scale: float = 1e6) -> float:
+        m = r["match"]
+        return m[key] * scale / m["window_decisions"]
+
+    def ratio(r: dict[str, Any], base: str = "pp", best: bool = True) -> float:
+        if best:
+            return r["match"]["best_chunk_us"] / r[base]["best"]
+        return per_dec(r, "window_s") / r[base]["median"]
+
+    def verdict(x: float) -> str:
+        return f"{x:.2f} {'ok' if x <= TARGET else 'OVER'}"
+
+    def best_med(d: dict[str, float]) -> str:
+        return f"{d['best']:.1f} ({d['median']:.1f})"
+
+    add("act request bytes: mean (min-max) in the run",
+        lambda r: f"{r['sim']['act_mean']:.0f} ({r['sim']['act_min']}-{r['sim']['act_max']})")
+    add("act request bytes used for the ping-pong", lambda r: f"{r['sim']['sample_len']}")
+    add("action reply bytes", lambda r: f"{r['sim']['reply_len']}")
+    add("referee->bot messages per decision (all kinds)",
+        lambda r: f"{r['sim']['msgs_per_decision']:.2f}")
+    add("referee->bot bytes per decision (all kinds)",
+        lambda r: f"{r['sim']['bytes_per_decision']:.0f}")
+    lines.append(f"(a) raw ping-pong, 1 child, act/action sized maps [best of {CHUNKS} (median)]")
+    add("  round trips per second", lambda r: f"{1e6 / r['pp']['best']:,.0f}")
+    add("  µs per round trip", lambda r: best_med(r["pp"]))
+    add("  CPU µs per round trip (both processes)", lambda r: f"{r['pp']['cpu']:.1f}")
+    add("  µs per round trip, ROUTER side also en/decodes",
+        lambda r: f"{r['pp']['coded']:.1f}")
+    lines.append("(a') raw replay of the referee's exact traffic, 1 trivial child per seat")
+    add("  µs per decision", lambda r: best_med(r["pattern"]))
+    add("  CPU µs per decision (all processes)", lambda r: f"{r['pattern']['cpu']:.1f}")
+    lines.append("(b) referee (Runner, caller.py bots)")
+    add("  games played (timed: all but the first)",
+        lambda r: f"{r['match']['games']} ({r['match']['window_games']})")
+    add("  timed window s (whole run() s)",
+        lambda r: f"{r['match']['window_s']:.2f} ({r['match']['total_s']:.2f})")
+    add("  decisions timed", lambda r: f"{r['match']['window_decisions']:,}")
+    add("  faults (should be 0)", lambda r: f"{r['match']['faults']}")
+    add("  decisions per second (whole window)",
+        lambda r: f"{1e6 / per_dec(r, 'window_s'):,.0f}")
+    add("  games per second (whole window)",
+        lambda r: f"{r['match']['window_games'] / r['match']['window_s']:.1f}")
+    add(f"  µs per decision: best of {CHUNKS} game chunks (whole)",
+        lambda r: f"{r['match']['best_chunk_us']:.1f} ({per_dec(r, 'window_s'):.1f})")
+    add("    in flight (act sent -> reply taken off)",
+        lambda r: f"{per_dec(r, 'in_flight_ms', 1e3):.1f}")
+    add("    the rest (referee between reply and next act)",
+        lambda r: f"{per_dec(r, 'window_s') - per_dec(r, 'in_flight_ms', 1e3):.1f}")
+    add("  CPU µs per decision: referee process (all threads)",
+        lambda r: f"{per_dec(r, 'referee_cpu_s'):.1f}")
+    add("  CPU µs per decision: bots (all)", lambda r: f"{per_dec(r, 'bots_cpu_s'):.1f}")
+    add("  in-process referee work, no sockets, µs/decision",
+        lambda r: f"{sum(r['sim']['stage_us'].values()):.1f}")
+    for stage, what in (("view", "engine.view + view_payload"), ("encode", "encode act"),
+                        ("reply", "decode + parse reply"), ("apply", "engine apply"),
+                        ("results", "engine.events + round_results + encode")):
+        add(f"    {what}", lambda r, s=stage: f"{r['sim']['stage_us'][s]:.1f}")
+    add(f"  RATIO referee / raw round trip, best/best (<= {TARGET})",
+        lambda r: verdict(ratio(r)))
+    add("  ratio referee / raw round trip, whole/median", lambda r: f"{ratio(r, best=False):.2f}")
+    add("  ratio referee / raw replay of its traffic (a'), best",
+        lambda r: f"{ratio(r, 'pattern'):.2f}")
+    lines.append("(c) memory (fresh subprocess running only the match)")
+    add("  referee peak RSS MiB, VmHWM (after imports)",
+        lambda r: f"{r['match']['rss_kb'] / 1024:.1f} ({r['match']['rss_import_kb'] / 1024:.1f})")
+    add("  referee ru_maxrss MiB (*)", lambda r: f"{r['match']['ru_maxrss_kb'] / 1024:.1f}")
+    add("  largest bot peak RSS MiB, VmHWM", lambda r: f"{r['match']['rss_bot_kb'] / 1024:.1f}")
+    lines.append("  (*) Linux carries the parent's peak RSS over vfork + exec into ru_maxrss, so "
+                 "it shows\n      max(this benchmark's RSS at spawn, the referee's own peak); "
+                 "VmHWM is the referee's own")
+
+    d = prof["window_decisions"]
+    lines += ["", f"cProfile of the referee process, one 4-player run of {prof['games']} games, "
+              f"timed window only ({d:,} decisions, {prof['window_s']:.2f} s under the profiler,"
+              f" {prof['window_s'] / d * 1e6:.0f} µs/decision)",
+              f"tottime: {prof['profile_total_s']:.2f} s; in zmq poll (waiting for bots) "
+              f"{prof['profile_wait_s']:.2f} s, in zmq send {prof['profile_send_s']:.2f} s",
+              f"{'ncalls':>9} {'tottime s':>10} {'µs/decision':>12} {'cumtime s':>10}  function"]
+    for row in prof["profile"]:
+        lines.append(f"{row['ncalls']:>9} {row['tottime']:>10.3f} "
+                     f"{row['tottime'] / d * 1e6:>12.1f} {row['cumtime']:>10.3f}  {row['func']}")
+    lines += ["", "the same profile, tottime by where the code lives",
+              f"{'tottime s':>10} {'µs/decision':>12}  area"]
+    for area, tt in prof["profile_areas"][:12]:
+        lines.append(f"{tt:>10.3f} {tt / d * 1e6:>12.1f}  {area}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a ~20 s run instead of ~1 min")
+    ap.add_argument("--_match", nargs=3, type=int, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args._match:
+        print(json.dumps(run_match(*args._match)))
+        return 0
+
+    t_start = time.perf_counter()
+    note = machine_note()
+    raw_s = 1.0 if args.quick else 3.0
+    games = {2: 250, 4: 70} if args.quick else {2: 1500, 4: 450}
+    profile_games = 40 if args.quick else 150
+    res: dict[int, dict[str, Any]] = {}
+    for players in (2, 4):
+        sims = [simulate(players, min(games[players], 200)) for _ in range(3)]
+        sim = sims[0]  # the same games each time; keep each stage's least disturbed time
+        sim["stage_us"] = {k: min(x["stage_us"][k] for x in sims) for k in sim["stage_us"]}
+        pp = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, request=sim["sample"])
+        pattern = ping_pong(sim["steps"], players, raw_s)
+        match = match_in_subprocess(players, games[players])
+        res[players] = {"sim": sim, "pp": pp, "pattern": pattern, "match": match}
+    prof = match_in_subprocess(4, profile_games, profile_top=15)
+    lines = report(res, prof, args.quick, note)
+    lines.append(f"\nbenchmark wall time {time.perf_counter() - t_start:.1f} s; "
+                 f"load average {os.getloadavg()[0]:.2f} at the end (other processes on "
+                 "these cores skew every figure: compare columns of one run, not runs)")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
