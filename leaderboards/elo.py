@@ -1,0 +1,348 @@
+"""Bradley-Terry ratings on the Elo scale from finishing orders, with game-clustered errors.
+
+Model. Every game (a finishing order, best first, of two or more bots) is split into its
+"A finished ahead of B" pairs; ``theta`` maximises the Bradley-Terry log-likelihood
+``sum over pairs of log sigmoid(theta_A - theta_B)`` (Newton's method, with a backtracking
+line search because the first steps from zero can overshoot on lopsided data). Ratings are
+reported on the Elo scale, ``Elo = 400 / ln 10 * theta``: a gap ``D`` means that in a game
+with both, A finishes ahead of B with probability ``1 / (1 + 10 ** (-D / 400))``. Bots are
+identified by ``str(name)``, so any hashable names do; the output names are strings.
+
+Errors. The pairs of one game are not independent, the games are: the covariance is the
+game-clustered sandwich ``C S C`` with ``C`` the Moore-Penrose pseudo-inverse of the negative
+Hessian (the inverse on the mean-zero subspace, which fixes the gauge) and ``S`` the sum over
+games of ``s_g s_g^T``, ``s_g`` a game's score vector (the gradient of its log-likelihood) at
+the estimate. There is no small-sample factor ``G / (G - 1)``: the reference figures (from the
+published formulas of Ordo, BayesElo and fishtest; see tests/test_elo.py) are reproduced
+without it. Each row reports ``se``, ``ci95 = 1.96 * se`` (the half-width of the 95 % interval)
+and ``los_next``, the likelihood of superiority over the next bot in the ranking,
+``Phi(D / SE_D)`` with ``SE_D**2 = var_a + var_b - 2 cov_ab``. :func:`bootstrap_elo` gives
+seeded bootstrap errors over whole games as a cross-check.
+
+Anchoring. By default ratings are centred on the pool mean. ``anchor=(name, elo)`` shifts them
+so that bot sits at ``elo``, and reports errors relative to it: its SE is 0, another bot's SE
+is that of its difference to the anchor (``var_i + var_a - 2 cov_ia``). Likelihoods of
+superiority do not depend on the anchor.
+
+Degenerate data, handled explicitly and never as NaN, infinity or an exception:
+
+* The comparison graph (bots linked when they met) may fall apart into components. The
+  components are fitted separately and each is centred on its own mean (so the pool mean is
+  still 0); ``EloFit.components`` lists them, largest first, and rows outside the largest
+  one carry ``note = "not connected to ..."``. Their covariance with other components is 0,
+  ``los_next`` is None when the next bot is in another component, and :meth:`EloFit.los`
+  refuses such a pair. With an anchor, every component gets the same shift, and SEs outside
+  the anchor's component are ``sqrt(var_i + var_a)``: finite, but flagged by the note.
+* Within a component the maximum-likelihood estimate is finite exactly when the directed
+  "finished ahead of" graph is strongly connected. Otherwise (a bot that never loses or never
+  wins, or a group that always beats another) that whole component is refitted with a
+  symmetric prior, one virtual half-win each way for every pair of bots that met, only to get
+  finite numbers, and each of its bots is flagged: ``bound = "lower"`` for a group never
+  beaten from outside it (its maximum-likelihood Elo is +infinity, so the reported value is a
+  lower bound), ``"upper"`` for a group that never beat anyone outside it, and ``"open"`` for
+  a group in between (the estimate diverges on both sides; only its order is known). Their
+  errors come from the same sandwich at the prior-shrunk estimate, the prior's curvature
+  included in ``C``: finite, and as provisional as the values.
+
+>>> fit = fit_elo([["a", "b"], ["a", "b"], ["b", "a"]])
+>>> [(r.name, round(r.elo, 1), r.bound) for r in fit.rows]
+[('a', 60.2, None), ('b', -60.2, None)]
+>>> round(fit.rows[0].elo - fit.rows[1].elo, 2) == round(400 * math.log10(2 / 1), 2)
+True
+>>> fit_elo([["a", "b"], ["a", "b"]]).ratings["a"].bound
+'lower'
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Literal
+
+import numpy as np
+
+ELO_PER_NAT = 400 / math.log(10)
+Z95 = 1.96
+Bound = Literal["lower", "upper", "open"]
+
+_MAX_NEWTON = 200
+_STEP_TOL = 1e-12
+_LL_SLACK = 1e-13
+_PRIOR_WINS = 0.5
+_NOTE_NAMES = 5
+
+_BOUND_NOTE = {
+    "lower": "never beaten from outside its group: maximum-likelihood Elo is +infinity; "
+             "value (from a half-win prior) is a lower bound",
+    "upper": "never beat anyone outside its group: maximum-likelihood Elo is -infinity; "
+             "value (from a half-win prior) is an upper bound",
+    "open": "groups above and below it never beat each other: maximum-likelihood Elo is not "
+            "finite; value from a half-win prior, only its order is known",
+}
+
+
+class RatingError(ValueError):
+    """The finishing orders cannot be rated (none, a game of fewer than two bots, a bot
+    twice in one game), or a question about the fit has no answer (unknown bot, bots in
+    different components)."""
+
+
+@dataclass(frozen=True)
+class BotRating:
+    """One bot's row. ``elo`` is mean-centred (per component) unless the fit is anchored;
+    ``ci95`` is the half-width of the 95 % interval (``1.96 * se``); ``los_next`` is the
+    likelihood of superiority over the next bot in the ranking (None for the last bot and
+    across components); ``bound`` and ``note`` flag degenerate data (see the module doc)."""
+
+    name: str
+    elo: float
+    se: float
+    ci95: float
+    games: int
+    bound: Bound | None = None
+    los_next: float | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class EloFit:
+    """A fit: rows best first (``names`` and ``ratings`` in ranking order) and the
+    covariance of the reported Elos (Elo squared, rows and columns in ``names`` order)."""
+
+    names: tuple[str, ...]
+    ratings: dict[str, BotRating]
+    covariance: np.ndarray
+    games: int
+    components: tuple[tuple[str, ...], ...]
+    anchor: tuple[str, float] | None = None
+
+    @property
+    def rows(self) -> list[BotRating]:
+        return list(self.ratings.values())
+
+    def los(self, a: str, b: str) -> float:
+        """Likelihood of superiority of ``a`` over ``b``: ``Phi(D / SE_D)``."""
+        i, j = self._index(a), self._index(b)
+        if self._component(a) != self._component(b):
+            raise RatingError(f"{a!r} and {b!r} are not connected by any game")
+        cov = self.covariance
+        diff = self.ratings[a].elo - self.ratings[b].elo
+        return _los(diff, cov[i, i] + cov[j, j] - 2 * cov[i, j])
+
+    def _index(self, name: str) -> int:
+        try:
+            return self.names.index(name)
+        except ValueError:
+            raise RatingError(f"no bot named {name!r}") from None
+
+    def _component(self, name: str) -> int:
+        return next(k for k, comp in enumerate(self.components) if name in comp)
+
+
+def fit_elo(orders: Sequence[Sequence[Hashable]],
+            anchor: tuple[Hashable, float] | None = None) -> EloFit:
+    """Fit Bradley-Terry Elo ratings to finishing orders (each a list of bots, best first)."""
+    names, games = _index_games(orders)
+    n = len(names)
+    gid, winner, loser = _pairs(games)
+    wins = np.zeros((n, n))
+    np.add.at(wins, (winner, loser), 1.0)
+    comps, bounds = _structure(wins)
+
+    theta = np.zeros(n)
+    cinv = np.zeros((n, n))
+    for comp in comps:
+        sub = wins[np.ix_(comp, comp)]
+        if any(bounds[i] for i in comp):
+            sub = sub + _PRIOR_WINS * ((sub + sub.T) > 0)
+        theta[comp] = _newton(sub)
+        cinv[np.ix_(comp, comp)] = np.linalg.pinv(_neg_hessian(sub, theta[comp]))
+
+    scores = np.zeros((len(games), n))
+    q = _sigmoid(theta[loser] - theta[winner])  # 1 - p(winner ahead of loser)
+    np.add.at(scores, (gid, winner), q)
+    np.add.at(scores, (gid, loser), -q)
+    cov = cinv @ (scores.T @ scores) @ cinv * ELO_PER_NAT**2
+    elo = theta * ELO_PER_NAT
+
+    anchored: tuple[str, float] | None = None
+    if anchor is not None:
+        if str(anchor[0]) not in names:
+            raise RatingError(f"anchor {anchor[0]!r} played no game")
+        a = names.index(str(anchor[0]))
+        shift = np.eye(n)
+        shift[:, a] -= 1.0  # row i of `shift` maps Elos to elo_i - elo_a
+        elo = elo - elo[a] + float(anchor[1])
+        cov = shift @ cov @ shift.T
+        anchored = (names[a], float(anchor[1]))
+
+    counts = np.bincount(np.concatenate(games), minlength=n)
+    comp_of = np.empty(n, dtype=int)
+    for k, comp in enumerate(comps):
+        comp_of[comp] = k
+    notes = _notes(names, comps, bounds, comp_of)
+
+    rank = sorted(range(n), key=lambda i: (-elo[i], names[i]))
+    cov = cov[np.ix_(rank, rank)]
+    cov.setflags(write=False)
+    ratings: dict[str, BotRating] = {}
+    for r, i in enumerate(rank):
+        se = math.sqrt(max(cov[r, r], 0.0))
+        nxt = rank[r + 1] if r + 1 < n else None
+        los = None
+        if nxt is not None and comp_of[nxt] == comp_of[i]:
+            los = _los(elo[i] - elo[nxt], cov[r, r] + cov[r + 1, r + 1] - 2 * cov[r, r + 1])
+        ratings[names[i]] = BotRating(names[i], float(elo[i]), se, Z95 * se, int(counts[i]),
+                                      bounds[i], los, notes[i])
+    return EloFit(tuple(names[i] for i in rank), ratings, cov, len(games),
+                  tuple(tuple(names[i] for i in comp) for comp in comps), anchored)
+
+
+def bootstrap_elo(orders: Sequence[Sequence[Hashable]], n: int = 200,
+                  seed: int = 0) -> dict[str, float]:
+    """Bootstrap standard errors of the mean-centred Elos: refit ``n`` resamples of whole
+    games (drawn with replacement, seeded). Resamples that miss a bot are skipped, since
+    centring on a different pool would shift everyone; the others count even when they need
+    the half-win prior, so these errors are finite whenever two resamples are usable."""
+    names, games = _index_games(orders)
+    rng = np.random.default_rng(seed)
+    draws = []
+    for _ in range(n):
+        sample = [orders[g] for g in rng.integers(0, len(games), len(games))]
+        fit = fit_elo(sample)
+        if len(fit.names) == len(names):
+            draws.append([fit.ratings[name].elo for name in names])
+    if len(draws) < 2:
+        raise RatingError(f"need two resamples that contain every bot; {len(draws)} of {n} do")
+    se = np.std(np.array(draws), axis=0, ddof=1)
+    return {name: float(s) for name, s in zip(names, se, strict=True)}
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _index_games(orders: Sequence[Sequence[Hashable]]) -> tuple[list[str], list[np.ndarray]]:
+    """Bot names in order of first appearance, and each game as an array of bot indices."""
+    index: dict[str, int] = {}
+    games = []
+    for g, order in enumerate(orders):
+        labels = [str(bot) for bot in order]
+        if len(labels) < 2:
+            raise RatingError(f"game {g} has {len(labels)} player(s); need at least 2")
+        if len(set(labels)) < len(labels):
+            raise RatingError(f"game {g} lists a bot twice: {labels}")
+        games.append(np.array([index.setdefault(b, len(index)) for b in labels]))
+    if not games:
+        raise RatingError("no games to rate")
+    return list(index), games
+
+
+def _pairs(games: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every game's "A ahead of B" pairs as (game index, A, B) arrays."""
+    gid, winner, loser = [], [], []
+    for g, order in enumerate(games):
+        ahead, behind = np.triu_indices(len(order), 1)
+        gid.append(np.full(len(ahead), g))
+        winner.append(order[ahead])
+        loser.append(order[behind])
+    return np.concatenate(gid), np.concatenate(winner), np.concatenate(loser)
+
+
+def _closure(adj: np.ndarray) -> np.ndarray:
+    """Reflexive-transitive closure of a boolean adjacency matrix (squaring until stable)."""
+    reach = adj | np.eye(len(adj), dtype=bool)
+    while True:
+        step = reach.astype(float)  # a float product uses BLAS; path counts stay exact
+        nxt = (step @ step) > 0
+        if (nxt == reach).all():
+            return reach
+        reach = nxt
+
+
+def _structure(wins: np.ndarray) -> tuple[list[np.ndarray], list[Bound | None]]:
+    """Components of the comparison graph (largest first, then by first appearance) and
+    each bot's bound flag from the strongly connected groups of the "ahead of" graph."""
+    beat = wins > 0
+    linked = _closure(beat | beat.T)
+    reach = _closure(beat)
+    seen: set[int] = set()
+    comps = []
+    for i in range(len(wins)):
+        if i not in seen:
+            comp = np.flatnonzero(linked[i])
+            seen.update(comp.tolist())
+            comps.append(comp)
+    comps.sort(key=lambda c: (-len(c), c[0]))
+    bounds: list[Bound | None] = [None] * len(wins)
+    for comp in comps:
+        for i in comp:
+            group = reach[i] & reach[:, i]
+            outside = comp[~group[comp]]
+            if outside.size == 0:
+                continue
+            beaten_from_outside = reach[outside, i].any()
+            beats_outside = reach[i, outside].any()
+            bounds[i] = ("lower" if not beaten_from_outside
+                         else "upper" if not beats_outside else "open")
+    return comps, bounds
+
+
+def _notes(names: list[str], comps: list[np.ndarray], bounds: list[Bound | None],
+           comp_of: np.ndarray) -> list[str | None]:
+    main = [names[i] for i in comps[0]]
+    listed = ", ".join(main[:_NOTE_NAMES]) + (", ..." if len(main) > _NOTE_NAMES else "")
+    notes: list[str | None] = []
+    for i in range(len(names)):
+        parts = []
+        if comp_of[i] > 0:
+            parts.append(f"not connected to the main component ({listed}); "
+                         "centred on its own component's mean")
+        if bounds[i] is not None:
+            parts.append(_BOUND_NOTE[bounds[i]])
+        notes.append("; ".join(parts) or None)
+    return notes
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.tanh(0.5 * x))  # overflow-free logistic
+
+
+def _loglik(wins: np.ndarray, theta: np.ndarray) -> float:
+    diff = theta[:, None] - theta[None, :]
+    return float(-(wins * np.logaddexp(0.0, -diff)).sum())
+
+
+def _gradient(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    p = _sigmoid(theta[:, None] - theta[None, :])  # p[i, j]: i ahead of j
+    return (wins * p.T).sum(axis=1) - (wins.T * p).sum(axis=1)
+
+
+def _neg_hessian(wins: np.ndarray, theta: np.ndarray) -> np.ndarray:
+    p = _sigmoid(theta[:, None] - theta[None, :])
+    weight = (wins + wins.T) * p * p.T
+    return np.diag(weight.sum(axis=1)) - weight
+
+
+def _newton(wins: np.ndarray) -> np.ndarray:
+    """Mean-zero maximum-likelihood theta for a win-count matrix whose "ahead of" graph is
+    strongly connected (so the maximum exists and is unique up to a shift)."""
+    theta = np.zeros(len(wins))
+    ll = _loglik(wins, theta)
+    for _ in range(_MAX_NEWTON):
+        step = np.linalg.pinv(_neg_hessian(wins, theta)) @ _gradient(wins, theta)
+        if np.abs(step).max() < _STEP_TOL:
+            return theta - theta.mean()
+        # Halve overshooting steps; the slack lets near-optimal steps pass despite rounding.
+        t = 1.0
+        while (new := _loglik(wins, theta + t * step)) < ll - _LL_SLACK * (1.0 + abs(ll)):
+            t /= 2
+        theta, ll = theta + t * step, new
+    raise ArithmeticError("Newton's method did not converge")  # concave: not expected
+
+
+def _los(diff: float, var: float) -> float:
+    if var <= 0.0:  # no spread: certain whenever the gap is not zero
+        return 0.5 + 0.5 * math.copysign(1.0, diff) if diff else 0.5
+    return NormalDist().cdf(diff / math.sqrt(var))
