@@ -13,7 +13,7 @@ import json
 import platform
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
@@ -26,7 +26,7 @@ from referee.hub import Hub
 from referee.journal import Journal
 from referee.match import Table
 from referee.process import BotProcess, BotSpec
-from referee.schedule import game_seed, seatings
+from referee.schedule import ScheduledGame, round_robin
 
 POLL_MS = 20
 LIVENESS_EVERY_S = 0.05
@@ -100,8 +100,14 @@ ProgressFn = Callable[["Runner", dict[str, Any]], None]
 class Runner:
     """Plays the configured games and journals each one as it finishes."""
 
-    def __init__(self, config: RunConfig, progress: ProgressFn | None = None):
+    def __init__(self, config: RunConfig, progress: ProgressFn | None = None,
+                 schedule: Iterator[ScheduledGame] | None = None):
+        """``schedule`` defaults to ``config.games`` round-robin games; the run ends when
+        it is exhausted or ``stop()`` is called (games in progress are finished)."""
         self.config = config
+        self.schedule = schedule if schedule is not None else round_robin(
+            len(config.bots), config.players, config.games, config.seed)
+        self.stopping = False
         self.rules: GameRules = game_rules(config.game, config.rules)
         self.progress = progress
         self.hub: Hub[BotInstance] = Hub()
@@ -109,8 +115,9 @@ class Runner:
         self.slots = [[BotInstance(b, s, self) for b in config.bots]
                       for s in range(config.concurrency)]
         self.tables: list[Table | None] = [None] * config.concurrency
-        # Per slot: the next game while its relaunched bots start (index, seats).
-        self.starting: list[tuple[int, list[BotInstance]] | None] = [None] * config.concurrency
+        # Per slot: the next game while its relaunched bots start.
+        self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
+            [None] * config.concurrency
         self.results: list[dict[str, Any]] = []
 
     @property
@@ -162,8 +169,6 @@ class Runner:
         return self.results
 
     def _loop(self, journal: Journal) -> None:
-        cfg = self.config
-        schedule = enumerate(seatings(len(cfg.bots), cfg.players, cfg.games))
         pending_games = True
         last_liveness = 0.0
         while True:
@@ -172,11 +177,11 @@ class Runner:
                     self._finish(s, table, journal)
                     table = None
                 if table is None and self.starting[s] is None and pending_games:
-                    nxt = next(schedule, None)
+                    nxt = None if self.stopping else next(self.schedule, None)
                     if nxt is None:
                         pending_games = False
                     else:
-                        self._prepare_table(s, *nxt)
+                        self._prepare_table(s, nxt)
                 if self.starting[s] is not None:
                     self._start_table_when_ready(s)
             if not pending_games and all(t is None for t in self.tables) \
@@ -194,19 +199,23 @@ class Runner:
                 last_liveness = now
                 self._check_liveness()
 
-    def _prepare_table(self, slot: int, index: int, seating: tuple[int, ...]) -> None:
+    def stop(self) -> None:
+        """Start no more games; the run ends when those in progress are over."""
+        self.stopping = True
+
+    def _prepare_table(self, slot: int, game: ScheduledGame) -> None:
         """Relaunch the seated instances that are gone; the table starts once they are
         ready (or have failed), without holding up the other slots."""
-        seats = [self.slots[slot][b] for b in seating]
+        seats = [self.slots[slot][b] for b in game.seating]
         for inst in seats:
             if inst.process is None and inst.restarts < MAX_RESTARTS:
                 inst.restarts += 1
                 self.counters[inst.spec.name].restarts += 1
                 inst.launch()
-        self.starting[slot] = (index, seats)
+        self.starting[slot] = (game, seats)
 
     def _start_table_when_ready(self, slot: int) -> None:
-        index, seats = self.starting[slot]
+        game, seats = self.starting[slot]
         now = time.perf_counter()
         for inst in seats:
             if inst.process is not None and not inst.ready and (
@@ -215,7 +224,7 @@ class Runner:
         if any(i.process is not None and not i.ready for i in seats):
             return
         self.starting[slot] = None
-        table = Table(index, game_seed(self.config.seed, index), seats, self.rules,
+        table = Table(game.index, game.seed, seats, self.rules,
                       self.config.move_ms, self.config.bank_ms, self.config.max_faults)
         self.tables[slot] = table
         table.start()

@@ -14,7 +14,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
+from dataclasses import dataclass
 from itertools import combinations
+
+
+@dataclass(frozen=True, slots=True)
+class ScheduledGame:
+    """One game of a run: its index, the bot index at each seat, and its deal seed."""
+
+    index: int
+    seating: tuple[int, ...]
+    seed: int
 
 
 def seatings(n_bots: int, players: int, games: int) -> Iterator[tuple[int, ...]]:
@@ -24,6 +34,29 @@ def seatings(n_bots: int, players: int, games: int) -> Iterator[tuple[int, ...]]
         subset = subsets[(g // players) % len(subsets)]
         shift = g % players
         yield tuple(subset[(i + shift) % players] for i in range(players))
+
+
+def round_robin(n_bots: int, players: int, games: int, run_seed: int) -> Iterator[ScheduledGame]:
+    """The default schedule: rotating seats, every game on its own deal seed."""
+    for g, seating in enumerate(seatings(n_bots, players, games)):
+        yield ScheduledGame(g, seating, game_seed(run_seed, g))
+
+
+def swapped_pairs(run_seed: int) -> Iterator[ScheduledGame]:
+    """Heads-up games in pairs, without end: bots 0 and 1 play the same deal seed twice,
+    seats swapped, so the luck of the cards cancels out within the pair.
+
+    >>> pairs = swapped_pairs(1)
+    >>> first, second, third = next(pairs), next(pairs), next(pairs)
+    >>> (first.seating, second.seating, first.seed == second.seed != third.seed)
+    ((0, 1), (1, 0), True)
+    """
+    pair = 0
+    while True:
+        seed = game_seed(run_seed, pair)
+        yield ScheduledGame(2 * pair, (0, 1), seed)
+        yield ScheduledGame(2 * pair + 1, (1, 0), seed)
+        pair += 1
 
 
 def game_seed(run_seed: int, game: int) -> int:
