@@ -7,6 +7,9 @@ Exit codes (also in the README):
   3  a bot could not be started (it exited or never said hello)
   4  internal error of the referee (details in the run directory's error.log)
   130  interrupted (Ctrl-C); the journal holds every game that finished
+
+``sprt`` has its own: 0 H1 accepted, 1 H0 accepted, 2 inconclusive at --max-games,
+3 a bot could not be started, 4 internal error, 5 bad usage, 130 interrupted.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import secrets
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -26,13 +30,19 @@ from rich.table import Table as RichTable
 
 import evaluator
 from leaderboards import Standing, standings, write_json
+from leaderboards.sprt import Sprt
 from referee.config import ConfigError, RunConfig, parse_duration
 from referee.games import game_rules
 from referee.process import BotFileError, resolve_bots
 from referee.runner import BotStartError, Runner
+from referee.sprt import SprtMatch, play_sprt
 
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
+EXIT_SPRT_INCONCLUSIVE, EXIT_SPRT_USAGE = 2, 5
+# ``sprt`` exits 2 for "inconclusive"; a usage error found by the option parser (also 2)
+# is turned into EXIT_SPRT_USAGE by ``main`` unless the test actually ran.
+_sprt_verdict_given = False
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for Polish Poker.")
@@ -65,55 +75,93 @@ def default_out(rules: str) -> Path:
     return out
 
 
+RulesOpt = Annotated[str, typer.Option(help="Ruleset: official or polacco.")]
+SeedOpt = Annotated[int | None, typer.Option(help="Run seed (default: random, recorded).")]
+MoveTimeOpt = Annotated[str, typer.Option(help="Time per decision, e.g. 200ms, 1s.")]
+TimeBankOpt = Annotated[str, typer.Option(
+    help="Extra time per game, drawn when a decision exceeds --move-time.")]
+ConcurrencyOpt = Annotated[int, typer.Option(
+    help="Games played at once (each with its own bot processes).")]
+MaxFaultsOpt = Annotated[int, typer.Option(
+    help="Consecutive faults after which a bot forfeits the game.")]
+StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and say hello.")]
+OutOpt = Annotated[Path | None, typer.Option(
+    help="Run directory (default: a new one under runs/).")]
+
+
+def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
+                seed: int | None, move_time: str, time_bank: str, concurrency: int,
+                max_faults: int, start_timeout: str, out: Path | None) -> RunConfig:
+    """Check the options of a run and resolve them; ConfigError or BotFileError says what
+    is wrong."""
+    specs = resolve_bots(bot_args)
+    if rules not in evaluator.RULESETS:
+        raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
+    allowed = game_rules("polish-poker", rules).player_range()
+    n_players = players if players is not None else min(max(len(specs), allowed[0]),
+                                                         allowed[-1])
+    if n_players not in allowed:
+        raise ConfigError(f"{rules} is played by {allowed[0]}-{allowed[-1]} players, "
+                          f"not {n_players}")
+    if len(specs) < n_players:
+        raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
+                          "give a file more than once for self-play")
+    if games < 1 or concurrency < 1 or max_faults < 1:
+        raise ConfigError("--games, --concurrency and --max-faults must be at least 1")
+    return RunConfig(
+        bots=tuple(specs), rules=rules, players=n_players, games=games,
+        seed=seed if seed is not None else secrets.randbits(32),
+        move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
+        concurrency=min(concurrency, games), max_faults=max_faults,
+        start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
+    )
+
+
 @app.command()
 def run(
     bots: Annotated[list[str], typer.Option(
         "--bots", help="Bot files (.py, or any executable), as FILE or NAME=FILE; "
                        "list them after one --bots.")],
     more_bots: Annotated[list[str] | None, typer.Argument(hidden=True)] = None,
-    rules: Annotated[str, typer.Option(help="Ruleset: official or polacco.")] = "official",
+    rules: RulesOpt = "official",
     players: Annotated[int | None, typer.Option(
         help="Table size (default: the number of bots, if the ruleset allows it).")] = None,
     games: Annotated[int, typer.Option(help="Number of games.")] = 100,
-    seed: Annotated[int | None, typer.Option(help="Run seed (default: random, recorded).")] = None,
-    move_time: Annotated[str, typer.Option(help="Time per decision, e.g. 200ms, 1s.")] = "1s",
-    time_bank: Annotated[str, typer.Option(
-        help="Extra time per game, drawn when a decision exceeds --move-time.")] = "5s",
-    concurrency: Annotated[int, typer.Option(
-        help="Games played at once (each with its own bot processes).")] = 1,
-    max_faults: Annotated[int, typer.Option(
-        help="Consecutive faults after which a bot forfeits the game.")] = 3,
-    start_timeout: Annotated[str, typer.Option(
-        help="Time a bot has to start and say hello.")] = "30s",
-    out: Annotated[Path | None, typer.Option(
-        help="Run directory (default: a new one under runs/).")] = None,
+    seed: SeedOpt = None,
+    move_time: MoveTimeOpt = "1s",
+    time_bank: TimeBankOpt = "5s",
+    concurrency: ConcurrencyOpt = 1,
+    max_faults: MaxFaultsOpt = 3,
+    start_timeout: StartTimeoutOpt = "30s",
+    out: OutOpt = None,
 ) -> None:
     """Play games between bot processes and print the standings."""
     try:
-        specs = resolve_bots(list(bots) + list(more_bots or []))
-        if rules not in evaluator.RULESETS:
-            raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
-        allowed = game_rules("polish-poker", rules).player_range()
-        n_players = players if players is not None else min(max(len(specs), allowed[0]),
-                                                             allowed[-1])
-        if n_players not in allowed:
-            raise ConfigError(f"{rules} is played by {allowed[0]}-{allowed[-1]} players, "
-                              f"not {n_players}")
-        if len(specs) < n_players:
-            raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
-                              "give a file more than once for self-play")
-        if games < 1 or concurrency < 1 or max_faults < 1:
-            raise ConfigError("--games, --concurrency and --max-faults must be at least 1")
-        config = RunConfig(
-            bots=tuple(specs), rules=rules, players=n_players, games=games,
-            seed=seed if seed is not None else secrets.randbits(32),
-            move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
-            concurrency=min(concurrency, games), max_faults=max_faults,
-            start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
-        )
+        config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
+                             move_time, time_bank, concurrency, max_faults, start_timeout, out)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config))
+
+
+def guarded(config: RunConfig, body: Callable[[], int]) -> int:
+    """Run ``body`` and turn the ways a run can end early into exit codes."""
+    try:
+        return body()
+    except BotStartError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        return EXIT_BOT_START
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted: the finished games are in {config.out}",
+                          highlight=False)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # the one place that turns a bug into exit code 4
+        log = config.out / "error.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(traceback.format_exc())
+        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+                          f"(traceback in {log})", highlight=False, soft_wrap=True)
+        return EXIT_INTERNAL
 
 
 def play(config: RunConfig) -> int:
@@ -136,7 +184,8 @@ def play(config: RunConfig) -> int:
                                                         "standings so far")))
 
     runner = Runner(config, progress=on_game)
-    try:
+
+    def body() -> int:
         if live_on:
             live.start()
         try:
@@ -144,19 +193,11 @@ def play(config: RunConfig) -> int:
         finally:
             if live_on:
                 live.stop()
-    except BotStartError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        return EXIT_BOT_START
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted: {len(runner.results)} finished games are in "
-                          f"{config.out}", highlight=False)
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # the one place that turns a bug into exit code 4
-        log = config.out / "error.log"
-        log.write_text(traceback.format_exc())
-        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
-                          f"(traceback in {log})", highlight=False, soft_wrap=True)
-        return EXIT_INTERNAL
+        return EXIT_OK
+
+    code = guarded(config, body)
+    if code != EXIT_OK:
+        return code
     rows = standings(runner.results, names)
     counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
                 "hub": runner.hub.counters.as_dict()}
@@ -164,6 +205,92 @@ def play(config: RunConfig) -> int:
     console.print(standings_table(rows, f"standings: {title}"))
     console.print(f"journal: {config.out / 'games.jsonl'}", highlight=False)
     return EXIT_OK
+
+
+@app.command()
+def sprt(
+    candidate: Annotated[str, typer.Option(help="The new bot (FILE or NAME=FILE).")],
+    baseline: Annotated[str, typer.Option(help="The bot to beat (FILE or NAME=FILE).")],
+    elo0: Annotated[float, typer.Option(help="H0: the candidate is this much better.")] = 0.0,
+    elo1: Annotated[float, typer.Option(help="H1: the candidate is this much better.")] = 10.0,
+    alpha: Annotated[float, typer.Option(help="False-positive rate.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="False-negative rate.")] = 0.05,
+    max_games: Annotated[int, typer.Option(help="Give up (inconclusive) after this many.")]
+    = 20_000,
+    rules: RulesOpt = "official",
+    seed: SeedOpt = None,
+    move_time: MoveTimeOpt = "1s",
+    time_bank: TimeBankOpt = "5s",
+    concurrency: ConcurrencyOpt = 1,
+    max_faults: MaxFaultsOpt = 3,
+    start_timeout: StartTimeoutOpt = "30s",
+    out: OutOpt = None,
+) -> None:
+    """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
+    the same deals until the SPRT decides.
+
+    Exit codes: 0 H1 accepted (better by at least --elo1), 1 H0 accepted, 2 inconclusive
+    at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
+    interrupted.
+    """
+    global _sprt_verdict_given
+    try:
+        if max_games < 2:
+            raise ConfigError("--max-games must be at least 2 (one pair)")
+        if not (0 < alpha < 0.5 and 0 < beta < 0.5):
+            raise ConfigError("--alpha and --beta must be between 0 and 0.5")
+        if elo0 >= elo1:
+            raise ConfigError("--elo0 must be below --elo1")
+        config = make_config([candidate, baseline], rules, 2, max_games, seed, move_time,
+                             time_bank, concurrency, max_faults, start_timeout, out)
+    except (ConfigError, BotFileError) as exc:
+        raise fail(EXIT_SPRT_USAGE, str(exc)) from None
+    cand = config.bots[0].name
+    console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
+                  f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+                  f"seed {config.seed}; run directory {config.out}", highlight=False)
+    live = Live(console=console, refresh_per_second=4, transient=True)
+    live_on = console.is_terminal
+
+    def status_line(m: SprtMatch) -> str:
+        est, (lo, hi) = m.test.elo(), m.test.bounds
+        o = m.outcomes
+        return (f"LLR {m.test.llr:+.2f} [{lo:+.2f}, {hi:+.2f}]  pairs {m.test.pairs} "
+                f"(W {o['W']} D {o['D']} L {o['L']})  games {m.games}  "
+                f"Elo {est.elo:+.1f} [{est.low:+.1f}, {est.high:+.1f}]")
+
+    def on_update(m: SprtMatch) -> None:
+        if live_on:
+            live.update(status_line(m))
+
+    result: list[SprtMatch] = []
+
+    def body() -> int:
+        if live_on:
+            live.start()
+        try:
+            result.append(play_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
+                                    on_update))
+        finally:
+            if live_on:
+                live.stop()
+        return EXIT_OK
+
+    code = guarded(config, body)
+    if code != EXIT_OK:
+        raise typer.Exit(code)
+    match = result[0]
+    console.print(status_line(match), highlight=False)
+    verdict = match.test.status
+    _sprt_verdict_given = True
+    if verdict == "H1":
+        console.print(f"H1 accepted: {cand} is better by at least {elo1:g} Elo")
+        raise typer.Exit(EXIT_OK)
+    if verdict == "H0":
+        console.print(f"H0 accepted: {cand} is not better by {elo1:g} Elo")
+        raise typer.Exit(EXIT_NONCOMPLIANT)
+    console.print(f"inconclusive after {match.games} games (--max-games {max_games})")
+    raise typer.Exit(EXIT_SPRT_INCONCLUSIVE)
 
 
 @app.command()
@@ -219,3 +346,7 @@ def main() -> None:
         app()
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
+    except SystemExit as exc:
+        if exc.code == EXIT_USAGE and sys.argv[1:2] == ["sprt"] and not _sprt_verdict_given:
+            sys.exit(EXIT_SPRT_USAGE)
+        raise
