@@ -11,14 +11,11 @@ Score is the share of opponents a bot finished ahead of, averaged over its games
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
-SCHEMA_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -32,7 +29,8 @@ class Standing:
 
 
 def standings(records: Iterable[Mapping[str, Any]], bots: Iterable[str] = ()) -> list[Standing]:
-    """One row per bot (those in ``bots`` even with no game yet), best score first."""
+    """One row per bot (those in ``bots`` even with no game yet, with mean place and
+    score 0.0), best score first."""
     games: Counter[str] = Counter({b: 0 for b in bots})
     wins: Counter[str] = Counter()
     place_sum: Counter[str] = Counter()
@@ -48,19 +46,9 @@ def standings(records: Iterable[Mapping[str, Any]], bots: Iterable[str] = ()) ->
         for f in rec["faults"]:
             faults.setdefault(f["bot"], Counter())[f["label"]] += 1
     rows = [
-        Standing(bot, g, wins[bot], round(place_sum[bot] / g, 4) if g else 0.0,
-                 round(score_sum.get(bot, 0.0) / g, 4) if g else 0.0,
+        Standing(bot, g, wins[bot], place_sum[bot] / g if g else 0.0,
+                 score_sum.get(bot, 0.0) / g if g else 0.0,
                  dict(sorted(faults.get(bot, Counter()).items())))
         for bot, g in games.items()
     ]
     return sorted(rows, key=lambda r: (-r.score, -r.wins, r.bot))
-
-
-def write_json(path: Path, rows: list[Standing], settings: Mapping[str, Any],
-               counters: Mapping[str, Any] | None = None) -> None:
-    """``leaderboard.json``: the rows, the settings they describe, and the run's message
-    counters (dropped stale or unsolicited messages, restarts) if given."""
-    doc = {"schema_version": SCHEMA_VERSION, "kind": "standings", "settings": dict(settings),
-           "rows": [dict(rank=i, **asdict(r)) for i, r in enumerate(rows, 1)],
-           "counters": dict(counters or {})}
-    path.write_text(json.dumps(doc, indent=2) + "\n")

@@ -14,25 +14,27 @@ Exit codes (also in the README):
 
 from __future__ import annotations
 
+import json
 import secrets
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table as RichTable
 
 import evaluator
-from leaderboards import Standing, standings, write_json
+from leaderboards import ReportError, build_report, merge_settings, rich_table, write_reports
 from leaderboards.sprt import Sprt
 from referee.config import ConfigError, RunConfig, parse_duration
 from referee.games import game_rules
+from referee.journal import GAMES_FILE, JournalError, read_games
 from referee.process import BotFileError, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sprt import SprtMatch, play_sprt
@@ -47,23 +49,14 @@ _sprt_verdict_given = False
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for Polish Poker.")
 console = Console()
+if not console.is_terminal:  # logs and CI: wide enough for the leaderboard's ten columns
+    console.width = 140
 err_console = Console(stderr=True)
 
 
 def fail(code: int, message: str) -> typer.Exit:
     err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
-
-
-def standings_table(rows: list[Standing], title: str) -> RichTable:
-    t = RichTable(title=title, title_justify="left")
-    for col in ("#", "bot", "games", "wins", "mean place", "score %", "faults"):
-        t.add_column(col, justify="left" if col == "bot" else "right")
-    for i, r in enumerate(rows, 1):
-        faults = ", ".join(f"{k} {v}" for k, v in r.faults.items()) or "-"
-        t.add_row(str(i), r.bot, str(r.games), str(r.wins), f"{r.mean_place:.2f}",
-                  f"{100 * r.score:.1f}", faults)
-    return t
 
 
 def default_out(rules: str) -> Path:
@@ -164,47 +157,100 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
         return EXIT_INTERNAL
 
 
+def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+    """What a run's leaderboard describes, from its resolved configuration (``config.json``
+    holds the same dict)."""
+    return {key: config[key] for key in SETTINGS_KEYS if key in config}
+
+
+SETTINGS_KEYS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults", "seed")
+LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
+
+
 def play(config: RunConfig) -> int:
     names = [b.name for b in config.bots]
-    settings = {"game": config.game, "rules": config.rules, "players": config.players,
-                "move_ms": config.move_ms, "bank_ms": config.bank_ms, "seed": config.seed}
-    title = (f"{config.rules}, {config.players} players, move {config.move_ms} ms "
-             f"+ bank {config.bank_ms} ms, seed {config.seed}")
-    console.print(f"run directory {config.out}  ({title})", highlight=False)
+    settings = run_settings(config.to_dict())
+    console.print(f"run directory {config.out}  ({config.rules}, {config.players} players, "
+                  f"{config.games} games, move {config.move_ms} ms + bank {config.bank_ms} ms, "
+                  f"seed {config.seed})", highlight=False)
     progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
                         TimeElapsedColumn(), console=console, transient=True)
     task = progress.add_task("games", total=config.games)
     live = Live(Group(progress), console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
+    last_fit = [0.0]
 
     def on_game(runner: Runner, _record: dict) -> None:
         progress.update(task, completed=len(runner.results))
-        if live_on:
-            live.update(Group(progress, standings_table(standings(runner.results, names),
-                                                        "standings so far")))
+        if live_on and time.monotonic() - last_fit[0] > LIVE_REFIT_S:
+            last_fit[0] = time.monotonic()
+            report = build_report(runner.results, settings, bots=names)
+            live.update(Group(progress, rich_table(report)))
 
     runner = Runner(config, progress=on_game)
 
     def body() -> int:
-        if live_on:
-            live.start()
-        try:
+        with live if live_on else nullcontext():
             runner.run()
-        finally:
-            if live_on:
-                live.stop()
         return EXIT_OK
 
     code = guarded(config, body)
-    if code != EXIT_OK:
-        return code
-    rows = standings(runner.results, names)
     counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
                 "hub": runner.hub.counters.as_dict()}
-    write_json(config.out / "leaderboard.json", rows, settings, counters)
-    console.print(standings_table(rows, f"standings: {title}"))
-    console.print(f"journal: {config.out / 'games.jsonl'}", highlight=False)
+    (config.out / "counters.json").write_text(json.dumps(counters, indent=2) + "\n")
+    if code != EXIT_OK or not runner.results:
+        return code
+    report = build_report(runner.results, settings, bots=names)
+    write_reports(report, config.out)
+    console.print(rich_table(report))
+    console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
+                  "leaderboard.{json,csv,md,html}", highlight=False)
     return EXIT_OK
+
+
+@app.command()
+def rate(
+    run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to rate together.")],
+    out: Annotated[Path | None, typer.Option(
+        help="Where to write the leaderboard files (default: the run directory when there "
+             "is one, else a new runs/merged-* directory).")] = None,
+    anchor: Annotated[str | None, typer.Option(
+        help="Fix one bot's Elo, as NAME=ELO (default: centred on the pool mean).")] = None,
+    allow_mixed: Annotated[bool, typer.Option(
+        help="Rate runs with different rules, table sizes or time policies together.")]
+    = False,
+) -> None:
+    """Recompute the leaderboard from run journals, merging runs."""
+    try:
+        anchor_at = parse_anchor(anchor) if anchor else None
+        records: list[dict[str, Any]] = []
+        per_run = []
+        for run_dir in run_dirs:
+            if not (run_dir / GAMES_FILE).is_file():
+                raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
+            records += read_games(run_dir, warn=lambda m: err_console.print(m, highlight=False))
+            cfg = run_dir / "config.json"
+            per_run.append(run_settings(json.loads(cfg.read_text())["config"])
+                           if cfg.is_file() else {})
+        settings = merge_settings(per_run, allow_mixed=allow_mixed)
+        report = build_report(records, settings, anchor=anchor_at, allow_mixed=allow_mixed)
+    except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
+    paths = write_reports(report, target)
+    console.print(rich_table(report))
+    console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+
+
+def parse_anchor(text: str) -> tuple[str, float]:
+    """``NAME=ELO`` -> (name, elo)."""
+    name, sep, value = text.rpartition("=")
+    try:
+        if not sep or not name:
+            raise ValueError
+        return name, float(value)
+    except ValueError:
+        raise ConfigError(f"bad --anchor {text!r}: write it as NAME=ELO, e.g. caller=0") from None
 
 
 @app.command()

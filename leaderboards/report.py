@@ -1,0 +1,227 @@
+"""The leaderboard of a set of journal records: Elo ratings with their 95 % intervals next to
+the plain standings, a head-to-head table, and the settings they describe.
+
+A report is a function of the *set* of records: they are put in a canonical order (by their
+canonical JSON) before anything is computed, so merging the same runs in any order gives the
+same report, bit for bit, and the same ``inputs_hash``. That hash is the sha256 of the
+canonical JSON (``sort_keys``, no spaces, ASCII) of the list of records in that order::
+
+    sha256(json.dumps(sorted_records, sort_keys=True, separators=(",", ":")).encode())
+
+Settings. The game, ruleset and table size come from the records (the journal is the source
+of truth); anything else the caller passes in ``settings`` (time policy, seeds, number of
+runs). Records that differ in game, rules or table size are refused unless ``allow_mixed``:
+one Elo scale over different games would not mean one thing. A mixed setting is then the
+tuple of its distinct values. :func:`merge_settings` merges the settings of several runs
+under the same rule, the time policy included.
+
+Games, wins, mean place, score and faults are those of :func:`leaderboards.standings`;
+Elo, its interval and the likelihood of superiority those of :func:`leaderboards.fit_elo`.
+
+>>> recs = [{"schema_version": 1, "game": g, "game_type": "polish-poker", "rules": "official",
+...          "players": 2, "seats": ["a", "b"], "order": order,
+...          "places": [order.index("a") + 1, order.index("b") + 1], "faults": []}
+...         for g, order in enumerate([["a", "b"], ["a", "b"], ["a", "b"], ["b", "a"]])]
+>>> report = build_report(recs, {"move_ms": 1000, "bank_ms": 5000, "runs": 1})
+>>> [(r.rank, r.bot, round(r.elo, 2), r.wins, r.score) for r in report.rows]
+[(1, 'a', 95.42, 3, 0.75), (2, 'b', -95.42, 1, 0.25)]
+>>> report.head_to_head.matrix[0][1]  # a vs b: 4 games together, a ahead in 3
+(4, 3)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboards.elo import Bound, EloFit, RatingError, fit_elo
+from leaderboards.standings import Standing, standings
+
+RECORD_SCHEMA_VERSION = 1
+# Settings read from the records: settings key -> journal field.
+RECORD_SETTINGS = {"game": "game_type", "rules": "rules", "players": "players"}
+# Settings that merged runs must share unless mixing is allowed: they change the game itself.
+RUN_SETTINGS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults")
+_REQUIRED_FIELDS = ("schema_version", "game_type", "rules", "players", "seats", "order",
+                    "places", "faults")
+
+
+class ReportError(ValueError):
+    """The records cannot make one report: none at all, a record that is not a journal
+    record, the same record twice (a run given twice), settings that differ between runs
+    without ``allow_mixed``, settings that contradict the records, or an anchor that
+    played no game."""
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    """One bot. ``rank``, ``elo``, ``ci95``, ``se`` and ``los_next`` are None for a bot
+    with no game; so are ``score`` and ``mean_place``. ``score`` is the share of opponents
+    finished ahead of (0..1), ``faults`` counts by label, and ``bound``/``note`` are the
+    fit's flags for degenerate data (see :mod:`leaderboards.elo`)."""
+
+    rank: int | None
+    bot: str
+    elo: float | None
+    ci95: float | None
+    se: float | None
+    games: int
+    score: float | None
+    mean_place: float | None
+    wins: int
+    los_next: float | None
+    faults: dict[str, int]
+    bound: Bound | None = None
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class HeadToHead:
+    """``matrix[i][j] = (games together, games in which names[i] finished ahead of
+    names[j])``; the diagonal is (0, 0). Names in the report's row order."""
+
+    names: tuple[str, ...]
+    matrix: tuple[tuple[tuple[int, int], ...], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """A leaderboard: ``rows`` best first (unrated bots last), the ``fit`` they come from,
+    the ``settings`` they describe (including ``anchor``: ``(bot, elo)`` or None for the
+    pool mean), and ``inputs_hash`` and ``n_games`` of the records used."""
+
+    settings: dict[str, Any]
+    rows: tuple[ReportRow, ...]
+    fit: EloFit
+    head_to_head: HeadToHead
+    inputs_hash: str
+    n_games: int
+
+
+def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
+                 anchor: tuple[str, float] | None = None, bots: Iterable[str] = (),
+                 allow_mixed: bool = False) -> Report:
+    """The report of journal records (``games.jsonl`` lines, of one run or several).
+
+    ``settings``: what the records do not say (``move_ms``, ``bank_ms``, ``runs``, ...);
+    a ``game``, ``rules`` or ``players`` given there must agree with the records.
+    ``anchor``: put that bot at that Elo instead of centring on the pool mean. ``bots``:
+    names listed even if they played no game (as unrated rows, in this order, last).
+    ``allow_mixed``: rate records of different games, rules or table sizes together."""
+    listed = tuple(bots)
+    for i, rec in enumerate(records):
+        _check_record(i, rec)
+    keyed = sorted(((_canonical(rec), rec) for rec in records), key=lambda kr: kr[0])
+    if not keyed:
+        raise ReportError("no finished games to report on")
+    for (a, rec), (b, _) in zip(keyed, keyed[1:], strict=False):
+        if a == b:
+            raise ReportError(f"the same record (game {rec.get('game')}) appears twice: "
+                              "was a run given twice?")
+    recs = [rec for _, rec in keyed]
+
+    from_records = {key: _distinct([rec[field] for rec in recs])
+                    for key, field in RECORD_SETTINGS.items()}
+    mixed = {k: v for k, v in from_records.items() if isinstance(v, tuple)}
+    if mixed and not allow_mixed:
+        raise ReportError(f"the records mix {_describe(mixed)}; rate them apart, or pass "
+                          "allow_mixed=True to put them on one scale")
+    for key, value in from_records.items():
+        if key in settings and _canonical(settings[key]) != _canonical(value):
+            raise ReportError(f"settings say {key} {settings[key]!r} but the records "
+                              f"have {value!r}")
+
+    try:
+        fit = fit_elo([rec["order"] for rec in recs], anchor)
+    except RatingError as exc:
+        raise ReportError(str(exc)) from exc
+
+    table = {s.bot: s for s in standings(recs, listed)}
+    rows = [_rated_row(rank, fit, table[name]) for rank, name in enumerate(fit.names, 1)]
+    rows += [ReportRow(rank=None, bot=name, elo=None, ci95=None, se=None, games=0, score=None,
+                       mean_place=None, wins=0, los_next=None, faults=table[name].faults)
+             for name in dict.fromkeys(listed) if name not in fit.ratings]
+    names = tuple(r.bot for r in rows)
+    return Report({**settings, **from_records, "anchor": fit.anchor}, tuple(rows), fit,
+                  _head_to_head([rec["order"] for rec in recs], names),
+                  hashlib.sha256(f"[{','.join(k for k, _ in keyed)}]".encode()).hexdigest(),
+                  len(recs))
+
+
+def merge_settings(per_run: Sequence[Mapping[str, Any]],
+                   allow_mixed: bool = False) -> dict[str, Any]:
+    """The settings of several runs (say each run's ``config.json``) as one mapping for
+    :func:`build_report`: a value the runs share stays, one they differ in becomes the
+    tuple of its distinct values, and ``runs`` is the number of runs. Differing in one of
+    ``RUN_SETTINGS`` (game, rules, table size, time policy, fault limit) is a ReportError
+    unless ``allow_mixed``."""
+    keys = dict.fromkeys(key for run in per_run for key in run)
+    merged = {key: _distinct([run.get(key) for run in per_run]) for key in keys}
+    clash = {k: merged[k] for k in RUN_SETTINGS if isinstance(merged.get(k), tuple)}
+    if clash and not allow_mixed:
+        raise ReportError(f"the runs differ in {_describe(clash)}; rate them apart, or pass "
+                          "allow_mixed=True to put them on one scale")
+    return {**merged, "runs": len(per_run)}
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _check_record(index: int, rec: Mapping[str, Any]) -> None:
+    missing = [f for f in _REQUIRED_FIELDS if f not in rec]
+    if missing:
+        raise ReportError(f"record {index} is not a journal record: no {', '.join(missing)}")
+    if rec["schema_version"] != RECORD_SCHEMA_VERSION:
+        raise ReportError(f"record {index} has schema_version {rec['schema_version']}; "
+                          f"this reads {RECORD_SCHEMA_VERSION}")
+    # The fit reads `order`, the standings read `players`, `seats` and `places`: they must
+    # tell one story, or the columns of a row would contradict each other.
+    seats, places = rec["seats"], rec["places"]
+    by_place = [bot for _, bot in sorted(zip(places, seats, strict=False))]
+    if not len(seats) == len(places) == rec["players"] or by_place != list(rec["order"]):
+        raise ReportError(f"record {index} (game {rec.get('game')}): players {rec['players']}, "
+                          f"seats {seats}, places {places} and order {rec['order']} disagree")
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _distinct(values: list[Any]) -> Any:
+    """The one value, or the tuple of the distinct values, sorted (so the same whatever
+    the order of the runs)."""
+    if all(v == values[0] for v in values):  # the usual case, without encoding every value
+        return values[0]
+    unique = {_canonical(v): v for v in values}
+    try:
+        return tuple(sorted(unique.values()))
+    except TypeError:  # values that do not compare (dicts, mixed types): by their JSON text
+        return tuple(unique[k] for k in sorted(unique))
+
+
+def _describe(mixed: Mapping[str, tuple[Any, ...]]) -> str:
+    return "; ".join(f"{key} ({', '.join(map(str, values))})" for key, values in mixed.items())
+
+
+def _rated_row(rank: int, fit: EloFit, s: Standing) -> ReportRow:
+    r = fit.ratings[s.bot]
+    return ReportRow(rank, s.bot, r.elo, r.ci95, r.se, s.games, s.score, s.mean_place, s.wins,
+                     r.los_next, s.faults, r.bound, r.note)
+
+
+def _head_to_head(orders: list[Sequence[str]], names: tuple[str, ...]) -> HeadToHead:
+    index = {name: i for i, name in enumerate(names)}
+    together = [[0] * len(names) for _ in names]
+    ahead = [[0] * len(names) for _ in names]
+    for order in orders:
+        seats = [index[bot] for bot in order]
+        for k, i in enumerate(seats):
+            for j in seats[k + 1:]:
+                together[i][j] += 1
+                together[j][i] += 1
+                ahead[i][j] += 1
+    return HeadToHead(names, tuple(tuple(zip(t, a, strict=True))
+                                   for t, a in zip(together, ahead, strict=True)))
