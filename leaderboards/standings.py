@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-
 @dataclass(frozen=True)
 class Standing:
     bot: str

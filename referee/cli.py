@@ -169,7 +169,7 @@ LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
 
 def play(config: RunConfig) -> int:
     names = [b.name for b in config.bots]
-    settings = run_settings(config.to_dict())
+    settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
     console.print(f"run directory {config.out}  ({config.rules}, {config.players} players, "
                   f"{config.games} games, move {config.move_ms} ms + bank {config.bank_ms} ms, "
                   f"seed {config.seed})", highlight=False)
