@@ -486,8 +486,11 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
                         ("reply", "decode + parse reply"), ("apply", "engine apply"),
                         ("results", "engine.events + round_results + encode")):
         add(f"    {what}", lambda r, s=stage: f"{r['sim']['stage_us'][s]:.1f}")
-    add(f"  RATIO referee / raw round trip, best/best (<= {TARGET})",
+    add(f"  RATIO end to end (referee + SDK bot) / raw round trip, best/best (<= {TARGET})",
         lambda r: verdict(ratio(r)))
+    add(f"  ratio referee's own time (reply in -> next act out) / raw round trip (<= {TARGET})",
+        lambda r: verdict((per_dec(r, "window_s") - per_dec(r, "in_flight_ms", 1e3))
+                          / r["pp"]["median"]))
     add("  ratio referee / raw round trip, whole/median", lambda r: f"{ratio(r, best=False):.2f}")
     add("  ratio referee / raw replay of its traffic (a'), best",
         lambda r: f"{ratio(r, 'pattern'):.2f}")
