@@ -65,16 +65,18 @@ TARGET = 1.5
 CHUNKS = 5  # each side is timed in chunks: best (least disturbed) and median/whole
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 
-# The trivial bot of the raw ping-pong: decode every message, answer acts like caller.py.
+# The trivial bot: decode every message, answer acts like caller.py. It is both the raw
+# ping-pong's child and, run by the referee, the "trivial external bot" of (b').
 DEALER_CHILD = r"""
-import sys
+import os
 import msgpack
 import zmq
 ctx = zmq.Context()
 sock = ctx.socket(zmq.DEALER)
 sock.linger = 0
-sock.connect(sys.argv[1])
-sock.send(msgpack.packb({"type": "hello"}, use_bin_type=True))
+sock.connect(os.environ["REFEREE_ENDPOINT"])
+sock.send(msgpack.packb({"type": "hello", "token": os.environ["REFEREE_TOKEN"],
+                         "protocol": 1}, use_bin_type=True))
 while True:
     msg = msgpack.unpackb(sock.recv(), raw=False)
     kind = msg["type"]
@@ -219,7 +221,8 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
     sock.linger = 0
     sock.bind(f"ipc://{tmp}/router")
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    procs = [subprocess.Popen([sys.executable, "-c", DEALER_CHILD, endpoint])
+    env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": "-"}
+    procs = [subprocess.Popen([sys.executable, "-c", DEALER_CHILD], env=env)
              for _ in range(children)]
     try:
         idents: list[bytes] = []
@@ -288,8 +291,17 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
 # ------------------------------------------------------------------ the match (child)
 
 
-def run_match(players: int, games: int, profile_top: int) -> dict[str, Any]:
-    """Runs in a fresh subprocess: one Runner run; its figures as a dict."""
+def trivial_bot_file(folder: str) -> str:
+    """DEALER_CHILD as an executable bot file, run with this interpreter."""
+    path = Path(folder) / "trivial_bot"
+    path.write_text(f"#!{sys.executable}\n{DEALER_CHILD}")
+    path.chmod(0o755)
+    return str(path)
+
+
+def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0) -> dict[str, Any]:
+    """Runs in a fresh subprocess: one Runner run; its figures as a dict. The bots are
+    bots/caller.py through the SDK, or with ``raw_bot`` the trivial raw-protocol bot."""
     from referee.config import RunConfig
     from referee.process import resolve_bots
     from referee.runner import Runner
@@ -315,8 +327,9 @@ def run_match(players: int, games: int, profile_top: int) -> dict[str, Any]:
         if prof is not None and len(records) == 1:
             prof.enable()
 
-    bots = tuple(resolve_bots([str(ROOT / "bots" / "caller.py")] * players))
     with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
+        bot = trivial_bot_file(out) if raw_bot else str(ROOT / "bots" / "caller.py")
+        bots = tuple(resolve_bots([bot] * players))
         cfg = RunConfig(bots=bots, rules=RULESET, players=players, games=games, seed=SEED,
                         move_ms=MOVE_MS, bank_ms=BANK_MS, concurrency=1, max_faults=3,
                         start_timeout_ms=30_000, out=Path(out))
@@ -391,9 +404,10 @@ def _func_name(key: tuple[str, int, str]) -> str:
     return f"{file}:{line}({name})"
 
 
-def match_in_subprocess(players: int, games: int, profile_top: int = 0) -> dict[str, Any]:
+def match_in_subprocess(players: int, games: int, profile_top: int = 0,
+                        raw_bot: bool = False) -> dict[str, Any]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_match", str(players), str(games),
-           str(profile_top)]
+           str(profile_top), str(int(raw_bot))]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"match subprocess failed:\n{done.stderr[-2000:]}")
@@ -494,6 +508,13 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     add("  ratio referee / raw round trip, whole/median", lambda r: f"{ratio(r, best=False):.2f}")
     add("  ratio referee / raw replay of its traffic (a'), best",
         lambda r: f"{ratio(r, 'pattern'):.2f}")
+    lines.append("(b') referee (Runner) with the trivial raw bot of (a), the same games")
+    add("  decisions per second (whole window)",
+        lambda r: f"{r['raw_match']['window_decisions'] / r['raw_match']['window_s']:,.0f}")
+    add(f"  µs per decision: best of {CHUNKS} game chunks",
+        lambda r: f"{r['raw_match']['best_chunk_us']:.1f}")
+    add(f"  RATIO referee with a trivial bot / raw round trip, best/best (<= {TARGET})",
+        lambda r: verdict(r["raw_match"]["best_chunk_us"] / r["pp"]["best"]))
     lines.append("(c) memory (fresh subprocess running only the match)")
     add("  referee peak RSS MiB, VmHWM (after imports)",
         lambda r: f"{r['match']['rss_kb'] / 1024:.1f} ({r['match']['rss_import_kb'] / 1024:.1f})")
@@ -523,7 +544,7 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a ~20 s run instead of ~1 min")
-    ap.add_argument("--_match", nargs=3, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--_match", nargs=4, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._match:
         print(json.dumps(run_match(*args._match)))
@@ -542,7 +563,9 @@ def main(argv: list[str] | None = None) -> int:
         pp = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, request=sim["sample"])
         pattern = ping_pong(sim["steps"], players, raw_s)
         match = match_in_subprocess(players, games[players])
-        res[players] = {"sim": sim, "pp": pp, "pattern": pattern, "match": match}
+        raw_match = match_in_subprocess(players, games[players], raw_bot=True)
+        res[players] = {"sim": sim, "pp": pp, "pattern": pattern, "match": match,
+                        "raw_match": raw_match}
     prof = match_in_subprocess(4, profile_games, profile_top=15)
     lines = report(res, prof, args.quick, note)
     lines.append(f"\nbenchmark wall time {time.perf_counter() - t_start:.1f} s; "
