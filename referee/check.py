@@ -18,7 +18,8 @@ from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
 from protocol.polish import GAME, Action, ActionError, Raise, View
 from referee.hub import Hub
-from referee.process import BotProcess, BotSpec
+from referee.logs import LogPump
+from referee.process import BotLimits, BotProcess, BotSpec
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,9 @@ class _Session:
         self.hub: Hub[str] = Hub()
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
-        self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check")
+        self.logs = LogPump(BotLimits().log_bytes)
+        self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check", BotLimits(),
+                               self.logs)
         self.seq = 0
         self.start_ms = start_ms
 
@@ -108,6 +111,7 @@ class _Session:
     def close(self) -> None:
         self.proc.kill()
         self.hub.close()
+        self.logs.close()
 
 
 def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:

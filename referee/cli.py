@@ -32,10 +32,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 import evaluator
 from leaderboards import ReportError, build_report, merge_settings, rich_table, write_reports
 from leaderboards.sprt import Sprt
-from referee.config import ConfigError, RunConfig, parse_duration
+from referee.config import ConfigError, RunConfig, parse_duration, parse_size
 from referee.games import game_rules
 from referee.journal import GAMES_FILE, JournalError, read_games
-from referee.process import BotFileError, resolve_bots
+from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sprt import SprtMatch, play_sprt
 
@@ -80,11 +80,28 @@ MaxFaultsOpt = Annotated[int, typer.Option(
 StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and say hello.")]
 OutOpt = Annotated[Path | None, typer.Option(
     help="Run directory (default: a new one under runs/).")]
+MemoryOpt = Annotated[str, typer.Option(
+    help="Address space per bot process, e.g. 2G (0: no limit).")]
+CpuOpt = Annotated[str, typer.Option(
+    help="CPU time per bot process over its life, e.g. 10m (0: no limit).")]
+ProcsOpt = Annotated[int, typer.Option(
+    help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
+FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
+LogCapOpt = Annotated[str, typer.Option(
+    help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
+
+
+def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str) -> BotLimits:
+    if procs < 0 or files < 0:
+        raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
+    return BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
+                     procs=procs, files=files, log_bytes=parse_size(log_cap))
 
 
 def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
-                max_faults: int, start_timeout: str, out: Path | None) -> RunConfig:
+                max_faults: int, start_timeout: str, out: Path | None,
+                limits: BotLimits) -> RunConfig:
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
@@ -107,6 +124,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
         concurrency=min(concurrency, games), max_faults=max_faults,
         start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
+        limits=limits,
     )
 
 
@@ -127,11 +145,18 @@ def run(
     max_faults: MaxFaultsOpt = 3,
     start_timeout: StartTimeoutOpt = "30s",
     out: OutOpt = None,
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
 ) -> None:
     """Play games between bot processes and print the standings."""
     try:
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
-                             move_time, time_bank, concurrency, max_faults, start_timeout, out)
+                             move_time, time_bank, concurrency, max_faults, start_timeout, out,
+                             limits)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config))
@@ -271,6 +296,11 @@ def sprt(
     max_faults: MaxFaultsOpt = 3,
     start_timeout: StartTimeoutOpt = "30s",
     out: OutOpt = None,
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -287,8 +317,9 @@ def sprt(
             raise ConfigError("--alpha and --beta must be between 0 and 0.5")
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
         config = make_config([candidate, baseline], rules, 2, max_games, seed, move_time,
-                             time_bank, concurrency, max_faults, start_timeout, out)
+                             time_bank, concurrency, max_faults, start_timeout, out, limits)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
     cand = config.bots[0].name

@@ -11,13 +11,29 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.process import BotSpec
+from referee.process import BotLimits, BotSpec
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
 
 class ConfigError(ValueError):
     """A run option that makes no sense; the message says which and why."""
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """``"2G"``, ``"512M"``, ``"64k"`` or a bare number of bytes -> bytes.
+
+    >>> parse_size("2G"), parse_size("512M"), parse_size("64k"), parse_size("100")
+    (2147483648, 536870912, 65536, 100)
+    """
+    m = _SIZE.match(str(text))
+    if not m:
+        raise ConfigError(f"bad size {text!r}: write it like 512M, 2G or 64k")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}[m.group(2).lower()]
+    return int(float(m.group(1)) * scale)
 
 
 def parse_duration(text: str) -> int:
@@ -44,6 +60,7 @@ class RunConfig:
     max_faults: int
     start_timeout_ms: int
     out: Path
+    limits: BotLimits = BotLimits()
     game: str = "polish-poker"
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,20 +12,42 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import resource
 import signal
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.logs import LogPump
 
-def _die_with_parent() -> None:
-    """In the child before exec: get SIGKILL if the referee dies (Linux), so that even a
-    ``kill -9`` of the referee leaves no bot behind."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    except (OSError, AttributeError):
-        pass
+
+@dataclass(frozen=True)
+class BotLimits:
+    """What each bot process may use (setrlimit), and how much of its output is kept.
+
+    0 means no limit. The process limit (RLIMIT_NPROC) counts every process and thread
+    of the user, not of the bot, and the kernel does not apply it to root: it is off by
+    default and only meaningful when bots run as a user of their own.
+    """
+
+    memory_mb: int = 2048      # address space
+    cpu_s: int = 0             # CPU seconds over the process's whole life
+    procs: int = 0             # processes and threads of the user
+    files: int = 256           # open file descriptors
+    log_bytes: int = 1 << 20   # kept per stream (stdout, stderr) per process
+
+    def apply(self) -> None:
+        """In the child before exec: set the limits, and ask for SIGKILL if the referee
+        dies (Linux), so that even a ``kill -9`` of the referee leaves no bot behind."""
+        for res, value in ((resource.RLIMIT_AS, self.memory_mb << 20),
+                           (resource.RLIMIT_CPU, self.cpu_s),
+                           (resource.RLIMIT_NPROC, self.procs),
+                           (resource.RLIMIT_NOFILE, self.files)):
+            if value:
+                resource.setrlimit(res, (value, value))
+        if sys.platform == "linux":
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 _PR_SET_PDEATHSIG = 1
@@ -100,18 +122,20 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
 class BotProcess:
     """One running instance of a bot, with its own secret token."""
 
-    def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str):
+    def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
+                 limits: BotLimits, logs: LogPump):
         self.spec = spec
         log_dir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                "PYTHONUNBUFFERED": "1"}
-        with open(log_dir / f"{label}.stdout.log", "ab") as out, \
-                open(log_dir / f"{label}.stderr.log", "ab") as err:
-            self.popen = subprocess.Popen(
-                spec.command, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                cwd=spec.path.parent, start_new_session=True,
-                preexec_fn=_die_with_parent if sys.platform == "linux" else None,
-            )
+        self.popen = subprocess.Popen(
+            spec.command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
+            preexec_fn=limits.apply,
+        )
+        assert self.popen.stdout is not None and self.popen.stderr is not None
+        logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log")
+        self._stderr_done = logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log")
         self.stderr_path = log_dir / f"{label}.stderr.log"
 
     @property
@@ -130,6 +154,10 @@ class BotProcess:
             return None
 
     def stderr_tail(self, n_chars: int = 300) -> str:
+        """The last line the bot wrote to stderr (once the process has exited, everything
+        it wrote is waited for)."""
+        if self.popen.poll() is not None:
+            self._stderr_done.wait(1.0)
         try:
             text = self.stderr_path.read_bytes()[-n_chars:].decode(errors="replace")
         except OSError:

@@ -24,6 +24,7 @@ from referee.config import RunConfig
 from referee.games import GameRules, game_rules
 from referee.hub import Hub
 from referee.journal import Journal
+from referee.logs import LogPump
 from referee.match import Table
 from referee.process import BotProcess, BotSpec
 from referee.schedule import ScheduledGame, round_robin
@@ -65,8 +66,9 @@ class BotInstance:
     def launch(self) -> None:
         hub = self.runner.hub
         token = hub.new_token(self, self.spec.name)
-        self.process = BotProcess(self.spec, hub.endpoint, token,
-                                  self.runner.config.out / "logs", self.label)
+        cfg = self.runner.config
+        self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
+                                  cfg.limits, self.runner.logs)
         self.ready = False
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
@@ -111,6 +113,7 @@ class Runner:
         self.rules: GameRules = game_rules(config.game, config.rules)
         self.progress = progress
         self.hub: Hub[BotInstance] = Hub()
+        self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, s, self) for b in config.bots]
                       for s in range(config.concurrency)]
@@ -294,3 +297,4 @@ class Runner:
             grace = deadline - time.perf_counter() if inst.ready else 0.0
             inst.stop(grace_s=max(0.0, grace))
         self.hub.close()
+        self.logs.close()

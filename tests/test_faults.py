@@ -26,7 +26,7 @@ import pytest
 
 from referee.config import RunConfig
 from referee.journal import read_games, read_transcripts
-from referee.process import resolve_bots
+from referee.process import BotLimits, resolve_bots
 from referee.runner import Runner
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,7 +67,7 @@ def faulty(tmp_path: Path, name: str) -> Path:
 
 def play(tmp_path: Path, bot: str, good: list[str], *, games: int = 4, move_ms: int = 200,
          bank_ms: int = 1000, max_faults: int = 3, concurrency: int = 1,
-         seed: int = 11) -> tuple[Runner, Path]:
+         seed: int = 11, limits: BotLimits | None = None) -> tuple[Runner, Path]:
     """A 3-player official match of the faulty ``bot`` and the good ones, in this process.
 
     Tests that are not about timeouts keep a time bank, so that a busy machine (a
@@ -76,7 +76,8 @@ def play(tmp_path: Path, bot: str, good: list[str], *, games: int = 4, move_ms: 
     config = RunConfig(
         bots=tuple(resolve_bots([str(faulty(tmp_path, bot)), *good])), rules="official",
         players=3, games=games, seed=seed, move_ms=move_ms, bank_ms=bank_ms,
-        concurrency=concurrency, max_faults=max_faults, start_timeout_ms=10_000, out=out)
+        concurrency=concurrency, max_faults=max_faults, start_timeout_ms=10_000, out=out,
+        limits=limits or BotLimits())
     runner = Runner(config)
     runner.run()
     return runner, out
@@ -362,4 +363,41 @@ def test_check_reports_a_faulty_bot(tmp_path, bot, code):
         assert out[-1].endswith("failed)") and "does not comply" in out[-1], out
     else:
         assert fails[0].startswith("FAIL start and hello: exited with code 3"), out
+    assert_nothing_left(tmp_path)
+
+
+# ------------------------------------------------------------------ resource limits
+
+
+def test_memory_hog_is_stopped_by_the_address_space_limit(tmp_path, good):
+    runner, out = play(tmp_path, "hog.py", good, games=3,
+                       limits=BotLimits(memory_mb=1024))
+    labels, forfeits, entries = check_journal(out, "hog", 3)
+    assert labels == Counter({"crash": 3}) and forfeits == Counter({"forfeit:crash": 3})
+    log = (out / "logs" / "hog.0.stderr.log").read_text()
+    assert "MemoryError" in log
+    assert_nothing_left(tmp_path)
+
+
+def test_cpu_limit_ends_a_spinning_bot(tmp_path, good):
+    runner, out = play(tmp_path, "spinner.py", good, games=2, move_ms=5000, bank_ms=0,
+                       limits=BotLimits(cpu_s=1))
+    labels, forfeits, entries = check_journal(out, "spinner", 2)
+    assert set(labels) == {"crash"} and forfeits["forfeit:crash"] == labels["crash"]
+    assert any("-24" in f["detail"] or "code -9" in f["detail"] for f in entries), entries
+    assert_nothing_left(tmp_path)
+
+
+def test_chatty_bot_logs_are_capped_and_cost_the_others_nothing(tmp_path, good):
+    cap = 64 << 10
+    runner, out = play(tmp_path, "chatty.py", good, games=4, move_ms=300, bank_ms=0,
+                       limits=BotLimits(log_bytes=cap))
+    labels, _, _ = check_journal(out, "chatty", 4)
+    assert not labels  # it plays legally and in time, however much it prints
+    for stream in ("stdout", "stderr"):
+        text = (out / "logs" / f"chatty.0.{stream}.log").read_text()
+        assert text.startswith("x" * 1023)
+        head, _, marker = text.rpartition("\n[referee: ")
+        assert len(head.encode()) == cap, len(head)
+        assert "more bytes dropped" in marker
     assert_nothing_left(tmp_path)

@@ -1,0 +1,117 @@
+"""Bot output: every bot process's stdout and stderr, copied into size-capped files.
+
+Bots write into pipes; one thread (``LogPump``) drains all of them, so a bot that prints
+megabytes never blocks on a full pipe and never slows the referee's event loop. Each
+stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
+line says how much was dropped.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import selectors
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+CHUNK = 1 << 16
+
+
+@dataclass
+class _Stream:
+    pipe: IO[bytes]
+    out: IO[bytes]
+    left: int
+    dropped: int = 0
+    done: threading.Event = field(default_factory=threading.Event)
+
+
+class LogPump:
+    """Drains pipes into capped files on a background thread.
+
+    >>> import subprocess, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> pump = LogPump(cap_bytes=10)
+    >>> p = subprocess.Popen(["echo", "hello, world"], stdout=subprocess.PIPE)
+    >>> done = pump.attach(p.stdout, folder / "out.log"); _ = p.wait(); pump.close()
+    >>> (folder / "out.log").read_text()
+    'hello, wor\\n[referee: 3 more bytes dropped: the log cap is 10 bytes]\\n'
+    """
+
+    def __init__(self, cap_bytes: int):
+        self.cap_bytes = cap_bytes
+        self._selector = selectors.DefaultSelector()
+        self._incoming: queue.SimpleQueue[_Stream | None] = queue.SimpleQueue()
+        self._wake_r, self._wake_w = os.pipe()
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
+        self._thread.start()
+
+    def attach(self, pipe: IO[bytes], path: Path) -> threading.Event:
+        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``; the
+        event is set once the pipe has reached its end and the file is complete."""
+        out = open(path, "ab")  # noqa: SIM115 - closed by the pump thread at EOF
+        stream = _Stream(pipe, out, self.cap_bytes)
+        self._incoming.put(stream)
+        os.write(self._wake_w, b".")
+        return stream.done
+
+    def close(self) -> None:
+        """Copy what is left in the pipes of processes that have exited, then stop."""
+        self._incoming.put(None)
+        os.write(self._wake_w, b".")
+        self._thread.join()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        self._selector.close()
+
+    def _run(self) -> None:
+        stopping = False
+        while True:
+            ready = self._selector.select(timeout=0 if stopping else None)
+            if stopping and not any(key.data for key, _ in ready):
+                # Nothing left to read now. A pipe still open belongs to a process that
+                # is still running (the runner ends bots before the pump): do not wait.
+                for key in list(self._selector.get_map().values()):
+                    if key.data is not None:
+                        self._finish(key.data)
+                return
+            for key, _ in ready:
+                if key.data is None:
+                    os.read(self._wake_r, 4096)
+                    stopping |= self._take_new()
+                else:
+                    self._copy(key.data)
+
+    def _take_new(self) -> bool:
+        stop = False
+        while not self._incoming.empty():
+            item = self._incoming.get()
+            if item is None:
+                stop = True
+            else:
+                self._selector.register(item.pipe, selectors.EVENT_READ, item)
+        return stop
+
+    def _copy(self, s: _Stream) -> None:
+        data = os.read(s.pipe.fileno(), CHUNK)
+        if not data:
+            self._finish(s)
+            return
+        keep = data[: s.left]
+        if keep:
+            s.out.write(keep)
+            s.out.flush()
+            s.left -= len(keep)
+        s.dropped += len(data) - len(keep)
+
+    def _finish(self, s: _Stream) -> None:
+        self._selector.unregister(s.pipe)
+        if s.dropped:
+            s.out.write(f"\n[referee: {s.dropped} more bytes dropped: the log cap is "
+                        f"{self.cap_bytes} bytes]\n".encode())
+        s.out.close()
+        s.pipe.close()
+        s.done.set()
