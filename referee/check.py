@@ -20,6 +20,7 @@ from protocol.polish import GAME, Action, ActionError, Raise, View
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.process import BotLimits, BotProcess, BotSpec
+from referee.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class _Session:
         token = self.hub.new_token(self.peer, spec.name)
         self.logs = LogPump(BotLimits().log_bytes)
         self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check", BotLimits(),
-                               self.logs)
+                               self.logs, Sandbox())
         self.seq = 0
         self.start_ms = start_ms
 

@@ -37,6 +37,7 @@ from referee.games import game_rules
 from referee.journal import GAMES_FILE, JournalError, read_games
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
+from referee.sandbox import Sandbox, SandboxError
 from referee.sprt import SprtMatch, play_sprt
 
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
@@ -87,6 +88,9 @@ CpuOpt = Annotated[str, typer.Option(
 ProcsOpt = Annotated[int, typer.Option(
     help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
+SandboxOpt = Annotated[str, typer.Option(
+    help="none (trusted bots) or bwrap (bubblewrap: no network, read-only system, one "
+         "writable directory per bot).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
@@ -101,10 +105,11 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str) -> 
 def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
                 max_faults: int, start_timeout: str, out: Path | None,
-                limits: BotLimits) -> RunConfig:
+                limits: BotLimits, sandbox: str) -> RunConfig:
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
+    Sandbox(sandbox).check()
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     allowed = game_rules("polish-poker", rules).player_range()
@@ -124,7 +129,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
         concurrency=min(concurrency, games), max_faults=max_faults,
         start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
-        limits=limits,
+        limits=limits, sandbox=sandbox,
     )
 
 
@@ -150,14 +155,15 @@ def run(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
+    sandbox: SandboxOpt = "none",
 ) -> None:
     """Play games between bot processes and print the standings."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
-                             limits)
-    except (ConfigError, BotFileError) as exc:
+                             limits, sandbox)
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config))
 
@@ -301,6 +307,7 @@ def sprt(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
+    sandbox: SandboxOpt = "none",
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -319,8 +326,9 @@ def sprt(
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
         config = make_config([candidate, baseline], rules, 2, max_games, seed, move_time,
-                             time_bank, concurrency, max_faults, start_timeout, out, limits)
-    except (ConfigError, BotFileError) as exc:
+                             time_bank, concurrency, max_faults, start_timeout, out, limits,
+                             sandbox)
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
     cand = config.bots[0].name
     console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "

@@ -61,6 +61,7 @@ class RunConfig:
     start_timeout_ms: int
     out: Path
     limits: BotLimits = BotLimits()
+    sandbox: str = "none"
     game: str = "polish-poker"
 
     def to_dict(self) -> dict[str, Any]:

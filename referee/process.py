@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from referee.logs import LogPump
+from referee.sandbox import Sandbox
 
 
 @dataclass(frozen=True)
@@ -123,13 +124,19 @@ class BotProcess:
     """One running instance of a bot, with its own secret token."""
 
     def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
-                 limits: BotLimits, logs: LogPump):
+                 limits: BotLimits, logs: LogPump, sandbox: Sandbox):
+        """Start the bot; with a sandbox, its writable directory is
+        ``log_dir/../sandbox/<label>``."""
         self.spec = spec
         log_dir.mkdir(parents=True, exist_ok=True)
+        workdir = (log_dir.parent / "sandbox" / label).resolve()
+        if sandbox.kind != "none":
+            workdir.mkdir(parents=True, exist_ok=True)
         env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1", **sandbox.env(workdir)}
         self.popen = subprocess.Popen(
-            spec.command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            sandbox.wrap(spec.command, workdir, endpoint), env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
             preexec_fn=limits.apply,
         )

@@ -27,6 +27,7 @@ from referee.journal import Journal
 from referee.logs import LogPump
 from referee.match import Table
 from referee.process import BotProcess, BotSpec
+from referee.sandbox import Sandbox
 from referee.schedule import ScheduledGame, round_robin
 
 POLL_MS = 20
@@ -54,6 +55,7 @@ class BotInstance:
         self.spec, self.slot, self.runner = spec, slot, runner
         self.process: BotProcess | None = None
         self.ready = False
+        self.refused: str | None = None  # why its hello was refused, if it was
         self.start_deadline = 0.0
         self.table: Table | None = None
         self.restarts = 0
@@ -68,8 +70,8 @@ class BotInstance:
         token = hub.new_token(self, self.spec.name)
         cfg = self.runner.config
         self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
-                                  cfg.limits, self.runner.logs)
-        self.ready = False
+                                  cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
+        self.ready, self.refused = False, None
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def send(self, message: dict[str, Any]) -> int | None:
@@ -152,8 +154,9 @@ class Runner:
                 if inst.ready:
                     continue
                 code = inst.process.exit_code() if inst.process else None
-                if code is not None or now > inst.start_deadline:
+                if code is not None or inst.refused or now > inst.start_deadline:
                     why = (f"exited with code {code}" if code is not None else
+                           f"was refused: {inst.refused}" if inst.refused else
                            f"did not connect within {self.config.start_timeout_ms} ms")
                     tail = inst.process.stderr_tail() if inst.process else ""
                     raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}"
@@ -222,7 +225,8 @@ class Runner:
         now = time.perf_counter()
         for inst in seats:
             if inst.process is not None and not inst.ready and (
-                    inst.process.exit_code() is not None or now > inst.start_deadline):
+                    inst.process.exit_code() is not None or inst.refused
+                    or now > inst.start_deadline):
                 inst.stop()
         if any(i.process is not None and not i.ready for i in seats):
             return
@@ -247,7 +251,7 @@ class Runner:
         for item in self.hub.poll(timeout_ms):
             inst = item.peer
             if item.hello:
-                inst.ready = item.error is None
+                inst.ready, inst.refused = item.error is None, item.error
                 continue
             counters = self.counters[inst.spec.name]
             table = inst.table
