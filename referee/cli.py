@@ -15,6 +15,7 @@ Exit codes (also in the README):
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import sys
 import time
@@ -88,6 +89,9 @@ CpuOpt = Annotated[str, typer.Option(
 ProcsOpt = Annotated[int, typer.Option(
     help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
+RunAsOpt = Annotated[str | None, typer.Option(
+    help="Run bots as this user (the referee must be root), e.g. nobody; with "
+         "--limit-procs this is what stops a fork bomb.")]
 SandboxOpt = Annotated[str, typer.Option(
     help="none (trusted bots) or bwrap (bubblewrap: no network, read-only system, one "
          "writable directory per bot).")]
@@ -95,11 +99,20 @@ LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
 
-def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str) -> BotLimits:
+def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
+                run_as: str | None) -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
-    return BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
-                     procs=procs, files=files, log_bytes=parse_size(log_cap))
+    limits = BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
+                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as)
+    if run_as is not None:
+        if os.geteuid() != 0:
+            raise ConfigError("--run-as needs the referee to run as root")
+        try:
+            limits.user_ids()
+        except KeyError:
+            raise ConfigError(f"--run-as: no user named {run_as!r}") from None
+    return limits
 
 
 def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
@@ -156,10 +169,12 @@ def run(
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
     sandbox: SandboxOpt = "none",
+    run_as: RunAsOpt = None,
 ) -> None:
     """Play games between bot processes and print the standings."""
     try:
-        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox)
@@ -308,6 +323,7 @@ def sprt(
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
     sandbox: SandboxOpt = "none",
+    run_as: RunAsOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -324,7 +340,8 @@ def sprt(
             raise ConfigError("--alpha and --beta must be between 0 and 0.5")
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
-        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap)
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as)
         config = make_config([candidate, baseline], rules, 2, max_games, seed, move_time,
                              time_bank, concurrency, max_faults, start_timeout, out, limits,
                              sandbox)

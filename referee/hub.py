@@ -56,11 +56,14 @@ class Incoming(Generic[Peer]):
 class Hub(Generic[Peer]):
     """Binds the ROUTER, issues tokens, and turns frames into ``Incoming`` items."""
 
-    def __init__(self, endpoint: str | None = None):
+    def __init__(self, endpoint: str | None = None, other_users: bool = False):
+        """Bind ``endpoint``, by default an ipc socket in a private temporary directory;
+        ``other_users`` opens that socket to bots running as another user (they still
+        need a token to be heard)."""
         self._tmpdir: str | None = None
         if endpoint is None:
             self._tmpdir = tempfile.mkdtemp(prefix="referee-")
-            os.chmod(self._tmpdir, 0o700)
+            os.chmod(self._tmpdir, 0o711 if other_users else 0o700)
             endpoint = f"ipc://{self._tmpdir}/router"
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
@@ -69,6 +72,8 @@ class Hub(Generic[Peer]):
         self.sock.setsockopt(zmq.MAXMSGSIZE, TRANSPORT_MAX_BYTES)
         self.sock.bind(endpoint)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
+        if other_users and self._tmpdir:
+            os.chmod(f"{self._tmpdir}/router", 0o666)
         self._poller = zmq.Poller()
         self._poller.register(self.sock, zmq.POLLIN)
         self._by_token: dict[str, Peer] = {}

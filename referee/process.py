@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
+import pwd
 import resource
 import signal
 import subprocess
@@ -29,7 +30,8 @@ class BotLimits:
 
     0 means no limit. The process limit (RLIMIT_NPROC) counts every process and thread
     of the user, not of the bot, and the kernel does not apply it to root: it is off by
-    default and only meaningful when bots run as a user of their own.
+    default and meant for bots run as a user of their own (``run_as``), which is what
+    stops a fork bomb.
     """
 
     memory_mb: int = 2048      # address space
@@ -37,16 +39,30 @@ class BotLimits:
     procs: int = 0             # processes and threads of the user
     files: int = 256           # open file descriptors
     log_bytes: int = 1 << 20   # kept per stream (stdout, stderr) per process
+    run_as: str | None = None  # a user to run bots as (the referee must be root)
+
+    def user_ids(self) -> tuple[int, int] | None:
+        """(uid, gid) of ``run_as``; KeyError if there is no such user."""
+        if self.run_as is None:
+            return None
+        entry = pwd.getpwnam(self.run_as)
+        return entry.pw_uid, entry.pw_gid
 
     def apply(self) -> None:
-        """In the child before exec: set the limits, and ask for SIGKILL if the referee
-        dies (Linux), so that even a ``kill -9`` of the referee leaves no bot behind."""
+        """In the child before exec: set the limits, become ``run_as``, and ask for
+        SIGKILL if the referee dies (Linux; after the user change, which clears it), so
+        that even a ``kill -9`` of the referee leaves no bot behind."""
         for res, value in ((resource.RLIMIT_AS, self.memory_mb << 20),
                            (resource.RLIMIT_CPU, self.cpu_s),
                            (resource.RLIMIT_NPROC, self.procs),
                            (resource.RLIMIT_NOFILE, self.files)):
             if value:
                 resource.setrlimit(res, (value, value))
+        ids = self.user_ids()
+        if ids is not None:
+            os.setgroups([])
+            os.setgid(ids[1])
+            os.setuid(ids[0])
         if sys.platform == "linux":
             ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
@@ -132,6 +148,9 @@ class BotProcess:
         workdir = (log_dir.parent / "sandbox" / label).resolve()
         if sandbox.kind != "none":
             workdir.mkdir(parents=True, exist_ok=True)
+            ids = limits.user_ids()
+            if ids is not None:
+                os.chown(workdir, *ids)
         env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                "PYTHONUNBUFFERED": "1", **sandbox.env(workdir)}
         self.popen = subprocess.Popen(

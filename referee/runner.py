@@ -114,7 +114,7 @@ class Runner:
         self.stopping = False
         self.rules: GameRules = game_rules(config.game, config.rules)
         self.progress = progress
-        self.hub: Hub[BotInstance] = Hub()
+        self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, s, self) for b in config.bots]

@@ -401,3 +401,33 @@ def test_chatty_bot_logs_are_capped_and_cost_the_others_nothing(tmp_path, good):
         assert len(head.encode()) == cap, len(head)
         assert "more bytes dropped" in marker
     assert_nothing_left(tmp_path)
+
+
+def test_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
+    """As root, --run-as nobody with --limit-procs caps the bomb's processes; the bot
+    never starts (exit code 3) and every process it made is ended."""
+    if os.geteuid() != 0:
+        pytest.skip("--run-as needs root")
+    import tempfile
+
+    shared = Path(tempfile.mkdtemp(prefix="referee-bomb-"))  # readable by nobody
+    try:
+        shared.chmod(0o755)
+        bomb = shared / "fork_bomb"
+        shutil.copy(FAULTY / "fork_bomb", bomb)
+        res = subprocess.run(
+            [str(REFEREE), "run", "--bots", str(bomb), str(bomb), "--games", "1",
+             "--run-as", "nobody", "--limit-procs", "30", "--start-timeout", "3s",
+             "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=120)
+        assert res.returncode == 3, (res.stdout, res.stderr)
+        assert "fork_bomb" in res.stderr and "Traceback" not in res.stderr
+        logs = "".join(p.read_text() for p in (tmp_path / "run" / "logs").glob("*stderr*"))
+        made = [int(line.split()[1]) for line in logs.splitlines()
+                if line.startswith("forked ")]
+        assert made and max(made) < 30, max(made, default=None)  # fork failed at the limit
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-u", "nobody", "-f", "sleep 120"],
+                              capture_output=True, text=True).stdout.split()
+        assert not left, left
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
