@@ -370,7 +370,9 @@ def test_check_reports_a_faulty_bot(tmp_path, bot, code):
 
 
 def test_memory_hog_is_stopped_by_the_address_space_limit(tmp_path, good):
-    runner, out = play(tmp_path, "hog.py", good, games=3,
+    # Filling ~1 GiB before the limit bites takes a while on a busy machine: a long move
+    # time keeps this about the limit, not the clock.
+    runner, out = play(tmp_path, "hog.py", good, games=3, move_ms=10_000,
                        limits=BotLimits(memory_mb=1024))
     labels, forfeits, entries = check_journal(out, "hog", 3)
     assert labels == Counter({"crash": 3}) and forfeits == Counter({"forfeit:crash": 3})
