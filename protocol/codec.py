@@ -1,9 +1,10 @@
 """The msgpack codec of the wire, with hard limits.
 
 Everything a peer sends goes through ``decode`` before anything else looks at it. A
-message that is too large, not msgpack, nested too deep, uses an ext type, or is not a
-map with a string ``type`` raises ``MessageError`` with a one-line reason; the
-referee turns that into a ``malformed`` fault of the sender, never a crash.
+message that is too large, not msgpack, nested too deep, uses an ext type, has a map
+key that is not a string, or is not a map with a string ``type`` raises
+``MessageError`` with a one-line reason; the referee turns that into a ``malformed``
+fault of the sender, never a crash.
 
 >>> decode(encode({"type": "hello", "token": "t"}))
 {'type': 'hello', 'token': 't'}
@@ -34,17 +35,28 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise MessageError(f"msgpack ext type {code} is not allowed")
 
 
-def _depth_ok(container: dict | list, depth: int) -> bool:
-    """Is every container inside ``container`` (itself at ``depth``) within MAX_DEPTH?"""
+def _shape_error(container: dict | list, depth: int) -> str | None:
+    """Why ``container`` (itself at ``depth``) breaks a limit msgpack does not check:
+    nesting deeper than MAX_DEPTH, or a map key that is not a string (``strict_map_key``
+    lets msgpack bin keys through); None when it is fine."""
     if depth > MAX_DEPTH:
-        return False
+        return f"message nested deeper than {MAX_DEPTH} levels"
     # A plain loop with exact type tests: this runs on every message, and generator
     # expressions with isinstance cost several times more.
-    for v in (container.values() if type(container) is dict else container):
+    if type(container) is dict:
+        for k in container:
+            if type(k) is not str:
+                return f"map keys must be strings, got {type(k).__name__}"
+        values = container.values()
+    else:
+        values = container
+    for v in values:
         t = type(v)
-        if (t is dict or t is list) and not _depth_ok(v, depth + 1):
-            return False
-    return True
+        if t is dict or t is list:
+            why = _shape_error(v, depth + 1)
+            if why is not None:
+                return why
+    return None
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -71,6 +83,7 @@ def decode(frame: bytes) -> dict[str, Any]:
         raise MessageError(f"a message must be a map, got {type(obj).__name__}")
     if not isinstance(obj.get("type"), str):
         raise MessageError("a message must have a string field 'type'")
-    if not _depth_ok(obj, 1):
-        raise MessageError(f"message nested deeper than {MAX_DEPTH} levels")
+    why = _shape_error(obj, 1)
+    if why is not None:
+        raise MessageError(why)
     return obj

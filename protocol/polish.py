@@ -81,10 +81,12 @@ class Action:
 
 def parse_action(value: Any, ruleset: str) -> Raise | Call:
     """An action from ``"call"``, a declaration (text, id or object), or Raise/Call."""
-    if isinstance(value, Raise | Call):
-        if isinstance(value, Raise):
-            parse_declaration(value.declaration, ruleset)
+    if isinstance(value, Call):
         return value
+    if isinstance(value, Raise):
+        # ``Raise`` does not check what it wraps: hand on the Declaration, never the
+        # text or id it was built from (the engine reads ``.category`` off it).
+        return Raise(parse_declaration(value.declaration, ruleset))
     if isinstance(value, str) and value.strip().lower() == "call":
         return Call()
     return Raise(parse_declaration(value, ruleset))

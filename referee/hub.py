@@ -24,6 +24,9 @@ from protocol.messages import PROTOCOL_VERSION, Hello, parse_bot_message, refuse
 
 # A hard transport cap well above the codec's limit: libzmq drops a peer that sends more.
 TRANSPORT_MAX_BYTES = 1 << 20
+# The most frames one ``poll`` takes off the socket: peers that never stop sending must
+# not keep the runner from its deadlines and the other seats (and its memory bounded).
+MAX_FRAMES_PER_POLL = 1000
 _NOBLOCK = int(zmq.NOBLOCK)
 _SNDMORE_NOBLOCK = int(zmq.SNDMORE | zmq.NOBLOCK)
 
@@ -107,11 +110,14 @@ class Hub(Generic[Peer]):
         return self._send_raw(ident, message)
 
     def poll(self, timeout_ms: float) -> list[Incoming[Peer]]:
-        """Wait up to ``timeout_ms`` for frames, then drain all that are queued."""
+        """Wait up to ``timeout_ms`` for frames, then drain those queued (at most
+        MAX_FRAMES_PER_POLL; the ROUTER fair-queues, so every peer's frames get through)."""
         out: list[Incoming[Peer]] = []
         if not self._poller.poll(max(0, int(timeout_ms))):
             return out
-        while self.sock.get(zmq.EVENTS) & zmq.POLLIN:
+        for _ in range(MAX_FRAMES_PER_POLL):
+            if not self.sock.get(zmq.EVENTS) & zmq.POLLIN:
+                break
             item = self._handle(self.sock.recv_multipart(), time.perf_counter())
             if item is not None:
                 out.append(item)

@@ -1,0 +1,13 @@
+"""A well-behaved SDK bot that thinks for 30 ms per decision, then plays like
+``bots/random_bot.py`` (a random legal action, seeded by the SDK)."""
+
+import random
+import time
+
+
+def act(view):
+    time.sleep(0.03)
+    options = list(view.legal_raises())
+    if view.can_call:
+        options.append("call")
+    return random.choice(options)
