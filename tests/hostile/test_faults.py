@@ -29,7 +29,7 @@ from referee.journal import read_games, read_transcripts
 from referee.process import BotLimits, resolve_bots
 from referee.runner import Runner
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "bots"
 BIN = Path(sys.executable).parent
 REFEREE = BIN / "referee"
