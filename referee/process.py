@@ -144,6 +144,7 @@ class BotProcess:
         """Start the bot; with a sandbox, its writable directory is
         ``log_dir/../sandbox/<label>``."""
         self.spec = spec
+        self._token = token
         log_dir.mkdir(parents=True, exist_ok=True)
         workdir = (log_dir.parent / "sandbox" / label).resolve()
         if sandbox.kind != "none":
@@ -203,3 +204,27 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
         self.popen.wait()
+        kill_strays(self._token)
+
+
+def kill_strays(token: str) -> int:
+    """Kill every process that still carries a bot's token in its environment: whatever
+    the bot started that left its process group (``setsid``). A process that also wiped
+    its environment is beyond this; ``--sandbox bwrap`` contains even that. Returns how
+    many were killed."""
+    if not os.path.isdir("/proc"):
+        return 0
+    marker = f"REFEREE_TOKEN={token}".encode()
+    killed = 0
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/environ", "rb") as f:
+                if marker not in f.read().split(b"\0"):
+                    continue
+            os.kill(int(entry.name), signal.SIGKILL)
+            killed += 1
+        except (OSError, ValueError):
+            continue
+    return killed

@@ -433,3 +433,13 @@ def test_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
         assert not left, left
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_a_child_that_leaves_the_process_group_is_ended_too(tmp_path, good):
+    runner, out = play(tmp_path, "escaper.py", good, games=2)
+    labels, forfeits, _ = check_journal(out, "escaper", 2)
+    assert labels["crash"] >= 1 and forfeits["forfeit:crash"] == labels["crash"]
+    time.sleep(0.3)
+    left = subprocess.run(["pgrep", "-f", "sleep 4321"], capture_output=True,
+                          text=True).stdout.split()
+    assert not left, left
