@@ -4,7 +4,8 @@ A ``.py`` file is hosted through the SDK with the referee's own interpreter
 (``python -m protocol.host FILE``), unless it is executable and starts with a ``#!``
 line; that, and any other executable file, is started as it is.
 Each process is the leader of its own session and process group, so ending the group
-also ends whatever it spawned.
+ends whatever it spawned; what left the group (``setsid``) is found by the bot's token
+in its environment and ended too.
 """
 
 from __future__ import annotations
