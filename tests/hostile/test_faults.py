@@ -29,6 +29,9 @@ from referee.journal import read_games, read_transcripts
 from referee.process import BotLimits, resolve_bots
 from referee.runner import Runner
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import assert_nothing_left, lines, no_traceback, referee  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "bots"
 BIN = Path(sys.executable).parent
@@ -120,51 +123,6 @@ def check_journal(out: Path, bot: str, games: int) -> tuple[Counter, Counter, li
             assert rec["places"][e["seat"]] == e["place"]
             forfeits[e["reason"]] += 1
     return labels, forfeits, entries
-
-
-def _procs() -> list[tuple[int, int, str, str]]:
-    """(pid, ppid, state, cmdline) of every process we can see."""
-    out = []
-    for p in Path("/proc").iterdir():
-        if not p.name.isdigit():
-            continue
-        try:
-            stat = (p / "stat").read_text()
-            cmd = (p / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        out.append((int(p.name), int(ppid), state, cmd))
-    return out
-
-
-def assert_nothing_left(tmp_path: Path) -> None:
-    """No process runs a bot file of this test (all are under ``tmp_path``) and this
-    process has no zombie children."""
-    mark = f"{tmp_path}{os.sep}"
-    deadline = time.monotonic() + 3.0
-    while True:
-        procs = _procs()
-        left = [(pid, cmd) for pid, _, _, cmd in procs if mark in cmd]
-        zombies = [pid for pid, ppid, state, _ in procs if ppid == os.getpid() and state == "Z"]
-        if not left and not zombies:
-            return
-        if time.monotonic() > deadline:
-            pytest.fail(f"left behind: {left}; zombie children: {zombies}")
-        time.sleep(0.05)
-
-
-def referee(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([str(REFEREE), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "COLUMNS": "200"})
-
-
-def no_traceback(proc: subprocess.CompletedProcess) -> None:
-    assert "Traceback" not in proc.stderr and "Traceback" not in proc.stdout, proc.stderr
-
-
-def lines(text: str) -> list[str]:
-    return [ln for ln in text.splitlines() if ln.strip()]
 
 
 # ------------------------------------------------------------- in-process matches
