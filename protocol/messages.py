@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.codec import MessageError
+from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES, MessageError
 
 PROTOCOL_VERSION = 1
 
@@ -63,8 +63,6 @@ def parse_bot_message(msg: dict[str, Any]) -> Hello | ActionReply:
 
 
 def welcome(bot_name: str) -> dict[str, Any]:
-    from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES
-
     return {"type": "welcome", "protocol": PROTOCOL_VERSION, "name": bot_name,
             "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH}}
 
