@@ -99,13 +99,21 @@ def check_run(out: Path, offender: str | None, games: int) -> tuple[Counter, Cou
             assert seats[f["seat"]] == offender and f["detail"], f
             labels[f["label"]] += 1
             entries.append(f)
-        for e in transcripts[rec["game"]]["events"]:
-            faulty = (e["type"] == "round_lost" and e["reason"] not in RESOLUTIONS) or (
-                e["type"] == "eliminated" and e["reason"].startswith("forfeit:"))
-            if faulty:
-                assert seats[e["seat"]] == offender, e
-            if e["type"] == "eliminated" and e["reason"].startswith("forfeit:"):
-                forfeits[e["reason"]] += 1
+        events = transcripts[rec["game"]]["events"]
+        lost = [e for e in events if e["type"] == "round_lost" and e["reason"] not in RESOLUTIONS]
+        gone = [e for e in events if e["type"] == "eliminated"]
+        forfeited = [e for e in gone if e["reason"].startswith("forfeit:")]
+        for e in lost + forfeited:
+            assert seats[e["seat"]] == offender, e
+        # Each fault lost a round, except one that made the bot forfeit.
+        assert len(rec["faults"]) == len(lost) + len(forfeited), (rec["faults"], lost, forfeited)
+        assert Counter(e["reason"] for e in lost) <= Counter(f["label"] for f in rec["faults"])
+        for e in forfeited:
+            # A forfeiter is out at once, below everyone still in.
+            before = sum(1 for g in gone if events.index(g) < events.index(e))
+            assert e["place"] == rec["players"] - before, (e, gone)
+            assert rec["places"][e["seat"]] == e["place"]
+            forfeits[e["reason"]] += 1
     return labels, forfeits, entries
 
 

@@ -25,12 +25,18 @@ from pathlib import Path
 import pytest
 
 from referee.config import RunConfig
-from referee.journal import read_games, read_transcripts
+from referee.journal import read_games
 from referee.process import BotLimits, resolve_bots
 from referee.runner import Runner
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import assert_nothing_left, lines, no_traceback, referee  # noqa: E402
+from harness import (  # noqa: E402
+    assert_nothing_left,
+    check_run,
+    lines,
+    no_traceback,
+    referee,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 FAULTY = ROOT / "tests" / "bots"
@@ -87,41 +93,10 @@ def play(tmp_path: Path, bot: str, good: list[str], *, games: int = 4, move_ms: 
 
 
 def check_journal(out: Path, bot: str, games: int) -> tuple[Counter, Counter, list[dict]]:
-    """Check every game of the run; return the faulty bot's fault labels, its forfeit
-    reasons (``forfeit:<label>``) and its fault entries."""
-    records = read_games(out)
-    assert sorted(r["game"] for r in records) == list(range(games))
-    transcripts = read_transcripts(out)
-    assert sorted(transcripts) == list(range(games))
-    labels: Counter = Counter()
-    forfeits: Counter = Counter()
-    entries: list[dict] = []
-    for rec in records:
-        seats = rec["seats"]
-        assert len(seats) == rec["players"] == 3 and bot in seats
-        assert sorted(rec["order"]) == sorted(seats), rec  # every seat finishes
-        assert sorted(rec["places"]) == [1, 2, 3]
-        for f in rec["faults"]:
-            # Only the faulty bot is ever charged; the others are unaffected.
-            assert f["bot"] == bot and seats[f["seat"]] == bot, f
-            assert f["detail"], f
-            labels[f["label"]] += 1
-            entries.append(f)
-        events = transcripts[rec["game"]]["events"]
-        lost = [e for e in events if e["type"] == "round_lost" and e["reason"] not in RESOLUTIONS]
-        gone = [e for e in events if e["type"] == "eliminated"]
-        forfeited = [e for e in gone if e["reason"].startswith("forfeit:")]
-        for e in lost + forfeited:
-            assert seats[e["seat"]] == bot, e
-        # Each fault lost a round, except the one that made the bot forfeit.
-        assert len(rec["faults"]) == len(lost) + len(forfeited), (rec["faults"], lost, forfeited)
-        assert Counter(e["reason"] for e in lost) <= Counter(f["label"] for f in rec["faults"])
-        for e in forfeited:
-            # A forfeiter is out at once, below everyone still in.
-            before = sum(1 for g in gone if events.index(g) < events.index(e))
-            assert e["place"] == rec["players"] - before, (e, gone)
-            assert rec["places"][e["seat"]] == e["place"]
-            forfeits[e["reason"]] += 1
+    """``check_run`` for these 3-player matches, each with the faulty ``bot`` seated."""
+    labels, forfeits, entries = check_run(out, bot, games)
+    for rec in read_games(out):
+        assert rec["players"] == 3 and bot in rec["seats"], rec
     return labels, forfeits, entries
 
 
