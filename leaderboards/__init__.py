@@ -11,6 +11,7 @@ from leaderboards.report import (
     ReportError,
     ReportRow,
     build_report,
+    complete_groups,
     merge_settings,
 )
 from leaderboards.sprt import (
@@ -38,7 +39,7 @@ from leaderboards.writers import (
 __all__ = [
     "BotRating", "EloEstimate", "EloFit", "HeadToHead", "RatingError", "Report", "ReportError",
     "ReportRow", "Sprt", "SprtError", "Standing",
-    "bootstrap_elo", "build_report", "caption", "expected_score", "fit_elo", "gsprt_llr",
-    "gsprt_llr_array", "merge_settings", "rich_table", "sprt_bounds", "sprt_llr", "standings",
-    "table_cells", "to_csv", "to_html", "to_json", "to_markdown", "write_reports",
+    "bootstrap_elo", "build_report", "caption", "complete_groups", "expected_score", "fit_elo",
+    "gsprt_llr", "gsprt_llr_array", "merge_settings", "rich_table", "sprt_bounds", "sprt_llr",
+    "standings", "table_cells", "to_csv", "to_html", "to_json", "to_markdown", "write_reports",
 ]

@@ -3,10 +3,15 @@ the plain standings, a head-to-head table, and the settings they describe.
 
 A report is a function of the *set* of records: they are put in a canonical order (by their
 canonical JSON) before anything is computed, so merging the same runs in any order gives the
-same report, bit for bit, and the same ``inputs_hash``. That hash is the sha256 of the
-canonical JSON (``sort_keys``, no spaces, ASCII) of the list of records in that order::
+same report, bit for bit, and the same ``inputs_hash``. The canonical form of a record
+leaves out its timing (``VOLATILE_FIELDS``), so a run resumed after an interruption reports
+exactly as one that never was. The hash is the sha256 of the canonical JSON (``sort_keys``,
+no spaces, ASCII) of the list of records in that order::
 
-    sha256(json.dumps(sorted_records, sort_keys=True, separators=(",", ":")).encode())
+    sha256(json.dumps(sorted_results, sort_keys=True, separators=(",", ":")).encode())
+
+Duplicate deals: only complete groups count (:func:`complete_groups`); ``n_left_out``
+says how many records of incomplete groups were left out.
 
 Settings. The game, ruleset and table size come from the records (the journal is the source
 of truth); anything else the caller passes in ``settings`` (time policy, seeds, number of
@@ -45,6 +50,8 @@ RECORD_SCHEMA_VERSION = 1
 RECORD_SETTINGS = {"game": "game_type", "rules": "rules", "players": "players"}
 # Settings that merged runs must share unless mixing is allowed: they change the game itself.
 RUN_SETTINGS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults")
+# Fields that differ between two plays of the same game: left out of the canonical form.
+VOLATILE_FIELDS = ("timing", "started_at", "duration_s")
 _REQUIRED_FIELDS = ("schema_version", "game_type", "rules", "players", "seats", "order",
                     "places", "faults")
 
@@ -99,6 +106,7 @@ class Report:
     head_to_head: HeadToHead
     inputs_hash: str
     n_games: int
+    n_left_out: int = 0  # records of incomplete duplicate groups
 
 
 def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
@@ -114,9 +122,11 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
     listed = tuple(bots)
     for i, rec in enumerate(records):
         _check_record(i, rec)
-    keyed = sorted(((_canonical(rec), rec) for rec in records), key=lambda kr: kr[0])
+    complete = complete_groups(records)
+    keyed = sorted(((_canonical(_result(rec)), rec) for rec in complete), key=lambda kr: kr[0])
     if not keyed:
-        raise ReportError("no finished games to report on")
+        raise ReportError("no finished games to report on" if not records else
+                          "no complete duplicate group to report on yet")
     for (a, rec), (b, _) in zip(keyed, keyed[1:], strict=False):
         if a == b:
             raise ReportError(f"the same record (game {rec.get('game')}) appears twice: "
@@ -148,7 +158,29 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
     return Report({**settings, **from_records, "anchor": fit.anchor}, tuple(rows), fit,
                   _head_to_head([rec["order"] for rec in recs], names),
                   hashlib.sha256(f"[{','.join(k for k, _ in keyed)}]".encode()).hexdigest(),
-                  len(recs))
+                  len(recs), len(records) - len(recs))
+
+
+def complete_groups(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records whose duplicate group is complete: a group (the games of one run that
+    replay one deal seed, ``group`` and ``group_size`` in the journal) counts only when
+    all its games are in, so the luck of the cards cancels out. Records without a group
+    stand alone.
+
+    >>> recs = [{"game": 0, "seed": 5, "group": 0, "group_size": 2},
+    ...         {"game": 1, "seed": 5, "group": 0, "group_size": 2},
+    ...         {"game": 2, "seed": 8, "group": 1, "group_size": 2}, {"game": 3}]
+    >>> [r["game"] for r in complete_groups(recs)]
+    [0, 1, 3]
+    """
+    recs = list(records)
+    seen: dict[tuple[Any, Any], int] = {}
+    for rec in recs:
+        if rec.get("group") is not None:
+            key = (rec["group"], rec.get("seed"))
+            seen[key] = seen.get(key, 0) + 1
+    return [rec for rec in recs if rec.get("group") is None
+            or seen[(rec["group"], rec.get("seed"))] >= rec.get("group_size", 1)]
 
 
 def merge_settings(per_run: Sequence[Mapping[str, Any]],
@@ -184,6 +216,12 @@ def _check_record(index: int, rec: Mapping[str, Any]) -> None:
     if not len(seats) == len(places) == rec["players"] or by_place != list(rec["order"]):
         raise ReportError(f"record {index} (game {rec.get('game')}): players {rec['players']}, "
                           f"seats {seats}, places {places} and order {rec['order']} disagree")
+
+
+def _result(rec: Mapping[str, Any]) -> dict[str, Any]:
+    """A record without what varies between two plays of the same game (its timing), so
+    that a resumed run reports exactly as one never interrupted."""
+    return {k: v for k, v in rec.items() if k not in VOLATILE_FIELDS}
 
 
 def _canonical(value: Any) -> str:

@@ -103,6 +103,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "head_to_head": {"names": list(h2h.names),
                          "matrix": [[list(cell) for cell in row] for row in h2h.matrix]},
         "inputs_hash": report.inputs_hash, "n_games": report.n_games,
+        "n_left_out": report.n_left_out,
     }
     return doc
 
@@ -195,7 +196,9 @@ def _plural(n: int, word: str) -> str:
 
 
 def _footer(report: Report) -> str:
-    return f"{_plural(report.n_games, 'game')}; inputs sha256 {report.inputs_hash}"
+    left_out = (f" ({_plural(report.n_left_out, 'game')} of incomplete duplicate groups "
+                "left out)" if report.n_left_out else "")
+    return f"{_plural(report.n_games, 'game')}{left_out}; inputs sha256 {report.inputs_hash}"
 
 
 def _h2h_cells(report: Report) -> list[tuple[str, ...]]:

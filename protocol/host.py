@@ -16,9 +16,11 @@ from protocol import sdk
 EXIT_BAD_BOT = 2
 
 
-def load_bot(path: str | Path) -> ModuleType:
+def load_bot(path: str | Path, module_name: str | None = None) -> ModuleType:
+    """Import a bot file as a module (named ``module_name``, default ``bot_<stem>``);
+    ImportError if it defines no ``act``. Loading a file twice gives two modules."""
     path = Path(path)
-    spec = importlib.util.spec_from_file_location(f"bot_{path.stem}", path)
+    spec = importlib.util.spec_from_file_location(module_name or f"bot_{path.stem}", path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)

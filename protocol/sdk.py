@@ -73,6 +73,9 @@ def run(
     except KeyError as exc:
         raise BotError(f"environment variable {exc.args[0]} is not set: "
                        "bots are started by the referee (referee run / referee check)") from None
+    # Seeding once now loads numpy's random module (if the bot uses numpy), which would
+    # otherwise cost several milliseconds of the first game's first decision.
+    seed_everything(0)
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0

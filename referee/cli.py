@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import signal
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable, Mapping
-from contextlib import nullcontext
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,15 +33,26 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 import evaluator
-from leaderboards import ReportError, build_report, merge_settings, rich_table, write_reports
+from leaderboards import (
+    Report,
+    ReportError,
+    build_report,
+    merge_settings,
+    rich_table,
+    write_reports,
+)
 from leaderboards.sprt import Sprt
-from referee.config import ConfigError, RunConfig, parse_duration, parse_size
+from referee.bracket import bracket_to_dict, render_bracket
+from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, parse_size
 from referee.games import game_rules
+from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_games
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
+from referee.schedule import TABLES_MAX, Tables
 from referee.sprt import SprtMatch, play_sprt
+from referee.tournament import Tournament, load_config, make_format
 
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -118,32 +131,56 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
 def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
                 max_faults: int, start_timeout: str, out: Path | None,
-                limits: BotLimits, sandbox: str) -> RunConfig:
+                limits: BotLimits, sandbox: str, *, format: str = "round-robin",
+                duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
+                in_process: bool = False) -> RunConfig:
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
-    Sandbox(sandbox).check()
+    if not in_process:
+        Sandbox(sandbox).check()
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
+    if format not in FORMATS:
+        raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
     allowed = game_rules("polish-poker", rules).player_range()
+    if format == "tables":  # the format sizes the tables; this is the largest allowed
+        players = min(TABLES_MAX, allowed[-1]) if players is None else players
+    elif format == "gauntlet":
+        candidates = candidates or 1
+        if not 1 <= candidates < len(specs):
+            raise ConfigError("--candidates must leave at least one bot in the field")
+        players = 2 if players is None else players
+        names = [b.name for b in specs]
+        if baseline is not None and baseline not in names[candidates:]:
+            raise ConfigError(f"--baseline {baseline!r} is not a bot of the field "
+                              f"({', '.join(names[candidates:])})")
+        baseline = baseline or names[candidates]
     n_players = players if players is not None else min(max(len(specs), allowed[0]),
                                                          allowed[-1])
     if n_players not in allowed:
         raise ConfigError(f"{rules} is played by {allowed[0]}-{allowed[-1]} players, "
                           f"not {n_players}")
-    if len(specs) < n_players:
+    if len(specs) < n_players and format != "tables":
         raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
                           "give a file more than once for self-play")
     if games < 1 or concurrency < 1 or max_faults < 1:
         raise ConfigError("--games, --concurrency and --max-faults must be at least 1")
-    return RunConfig(
+    config = RunConfig(
         bots=tuple(specs), rules=rules, players=n_players, games=games,
         seed=seed if seed is not None else secrets.randbits(32),
         move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
-        concurrency=min(concurrency, games), max_faults=max_faults,
+        concurrency=1 if in_process else min(concurrency, games), max_faults=max_faults,
         start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
-        limits=limits, sandbox=sandbox,
+        limits=limits, sandbox=sandbox, format=format, duplicate=duplicate,
+        candidates=candidates if format == "gauntlet" else 0,
+        baseline=baseline if format == "gauntlet" else None, in_process=in_process,
     )
+    try:
+        make_format(config)  # the format checks what it can seat
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    return config
 
 
 @app.command()
@@ -155,7 +192,26 @@ def run(
     rules: RulesOpt = "official",
     players: Annotated[int | None, typer.Option(
         help="Table size (default: the number of bots, if the ruleset allows it).")] = None,
-    games: Annotated[int, typer.Option(help="Number of games.")] = 100,
+    games: Annotated[int, typer.Option(
+        help="Number of games (rounded up to whole duplicate groups); with --format tables, "
+             "games per table.")] = 100,
+    format: Annotated[str, typer.Option(
+        "--format", help="round-robin: every bot meets every other; gauntlet: the first "
+                         "--candidates bots against the field; tables: the official rules' "
+                         "multi-table tournament for 7 or more bots.")] = "round-robin",
+    duplicate: Annotated[bool, typer.Option(
+        "--duplicate/--no-duplicate",
+        help="Replay each deal with the seats rotated, so the luck of the cards cancels out; "
+             "ratings use complete groups only.")] = True,
+    candidates: Annotated[int, typer.Option(
+        help="gauntlet: how many of the bots, listed first, are candidates.")] = 1,
+    baseline: Annotated[str | None, typer.Option(
+        help="gauntlet: the field bot whose Elo is 0 in the leaderboard (default: the "
+             "first).")] = None,
+    in_process: Annotated[bool, typer.Option(
+        "--in-process",
+        help="Play .py bots as functions inside the referee: no processes, no sockets, no "
+             "preemptive deadlines (for research and fast tests).")] = False,
     seed: SeedOpt = None,
     move_time: MoveTimeOpt = "1s",
     time_bank: TimeBankOpt = "5s",
@@ -171,16 +227,33 @@ def run(
     sandbox: SandboxOpt = "none",
     run_as: RunAsOpt = None,
 ) -> None:
-    """Play games between bot processes and print the standings."""
+    """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
+    resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
-                             limits, sandbox)
+                             limits, sandbox, format=format, duplicate=duplicate,
+                             candidates=candidates, baseline=baseline, in_process=in_process)
+        local = load_local_bots(config.bots) if in_process else None
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(play(config))
+    raise typer.Exit(play(config, local))
+
+
+@app.command()
+def resume(
+    run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
+) -> None:
+    """Go on with an interrupted run: the same schedule from its recorded configuration
+    and seed, skipping the games already in its journal."""
+    try:
+        config = load_config(run_dir)
+        local = load_local_bots(config.bots) if config.in_process else None
+    except (ConfigError, BotFileError) as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    raise typer.Exit(play(config, local, resume=True))
 
 
 def guarded(config: RunConfig, body: Callable[[], int]) -> int:
@@ -203,52 +276,140 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
         return EXIT_INTERNAL
 
 
+@contextmanager
+def interrupts(tournament: Tournament) -> Iterator[None]:
+    """The first Ctrl-C stops the run cleanly (games in progress are abandoned, the
+    journal keeps every finished one); a second one stops it at once."""
+    def handler(signum: int, frame: Any) -> None:
+        if tournament.interrupted:
+            raise KeyboardInterrupt
+        tournament.interrupt()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What a run's leaderboard describes, from its resolved configuration (``config.json``
-    holds the same dict)."""
-    return {key: config[key] for key in SETTINGS_KEYS if key in config}
+    holds the same dict). A ``tables`` run has tables of several sizes: its records say
+    which."""
+    keys = [k for k in SETTINGS_KEYS if not (k == "players" and config.get("format") == "tables")]
+    return {key: config[key] for key in keys if key in config}
 
 
 SETTINGS_KEYS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults", "seed")
 LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
 
 
-def play(config: RunConfig) -> int:
-    names = [b.name for b in config.bots]
-    settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
-    console.print(f"run directory {config.out}  ({config.rules}, {config.players} players, "
-                  f"{config.games} games, move {config.move_ms} ms + bank {config.bank_ms} ms, "
-                  f"seed {config.seed})", highlight=False)
-    progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
-                        TimeElapsedColumn(), console=console, transient=True)
-    task = progress.add_task("games", total=config.games)
-    live = Live(Group(progress), console=console, refresh_per_second=4, transient=True)
-    live_on = console.is_terminal
-    last_fit = [0.0]
+class LiveBoard:
+    """The progress bar and, on a terminal, the leaderboard so far. The leaderboard is
+    refitted in a thread of its own, at most once a second, so that the runner's loop
+    (and with it the bots' clocks) never waits for a fit."""
 
-    def on_game(runner: Runner, _record: dict) -> None:
-        progress.update(task, completed=len(runner.results))
-        if live_on and time.monotonic() - last_fit[0] > LIVE_REFIT_S:
-            last_fit[0] = time.monotonic()
-            report = build_report(runner.results, settings, bots=names)
-            live.update(Group(progress, rich_table(report)))
+    def __init__(self, config: RunConfig, total: int | None, done: int):
+        self.names = [b.name for b in config.bots]
+        self.settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
+        self.anchor = (config.baseline, 0.0) if config.baseline else None
+        self.mixed = config.format == "tables"  # its tables differ in size
+        self.progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
+                                 TimeElapsedColumn(), console=console, transient=True)
+        self.task = self.progress.add_task("games", total=total, completed=done)
+        self.live = Live(Group(self.progress), console=console, refresh_per_second=4,
+                         transient=True)
+        self.on = console.is_terminal
+        self._fitting = False
+        self._last_fit = 0.0
 
-    runner = Runner(config, progress=on_game)
+    def report(self, records: list[dict[str, Any]]) -> Report:
+        return build_report(records, self.settings, anchor=self.anchor, bots=self.names,
+                            allow_mixed=self.mixed)
+
+    def on_game(self, tournament: Tournament, _record: dict[str, Any]) -> None:
+        self.progress.update(self.task, completed=len(tournament.results))
+        if self.on and not self._fitting and time.monotonic() - self._last_fit > LIVE_REFIT_S:
+            self._fitting = True
+            threading.Thread(target=self._refit, args=(list(tournament.results),),
+                             daemon=True).start()
+
+    def _refit(self, records: list[dict[str, Any]]) -> None:
+        try:
+            self.live.update(Group(self.progress, rich_table(self.report(records))))
+        except ReportError:
+            pass  # no complete duplicate group yet
+        finally:
+            self._last_fit = time.monotonic()
+            self._fitting = False
+
+    def __enter__(self) -> LiveBoard:
+        if self.on:
+            self.live.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.on:
+            self.live.stop()
+
+
+def planned_games(tournament: Tournament) -> int | None:
+    """How many games the run will have, when its format knows in advance."""
+    if tournament.config.format == "tables":
+        return None  # later stages depend on results
+    games = tournament.format.stage(0, [])
+    return len(games) if isinstance(games, list) else None
+
+
+def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = False) -> int:
+    """Play (or, with ``resume``, go on with) the run of ``config``; returns the exit
+    code. ``local``: the bots, when they are played in-process."""
+    def warn(message: str) -> None:
+        err_console.print(message, highlight=False, soft_wrap=True)
+
+    runner: Tournament = (LocalRunner(config, local, resume=resume, warn=warn)
+                          if local is not None else Runner(config, resume=resume, warn=warn))
+    total = planned_games(runner)
+    duplicate = "duplicate deals" if config.duplicate else "no duplicate deals"
+    console.print(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
+                  f"{config.format}, {total or config.games} games"
+                  f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
+                  f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}"
+                  f"{', in-process' if local is not None else ''})", highlight=False)
+    board = LiveBoard(config, total, 0)
+    runner.progress = board.on_game
 
     def body() -> int:
-        with live if live_on else nullcontext():
+        with board, interrupts(runner):
             runner.run()
         return EXIT_OK
 
     code = guarded(config, body)
-    counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
-                "hub": runner.hub.counters.as_dict()}
-    (config.out / "counters.json").write_text(json.dumps(counters, indent=2) + "\n")
+    if isinstance(runner, Runner):
+        counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
+                    "hub": runner.hub.counters.as_dict()}
+        (config.out / "counters.json").write_text(json.dumps(counters, indent=2) + "\n")
+    if runner.interrupted or code == EXIT_INTERRUPTED:
+        abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
+                     if runner.abandoned else "")
+        err_console.print(f"interrupted: {len(runner.results)} games are in the journal"
+                          f"{abandoned}; go on with: referee resume {config.out}",
+                          highlight=False, soft_wrap=True)
+        return EXIT_INTERRUPTED
     if code != EXIT_OK or not runner.results:
         return code
-    report = build_report(runner.results, settings, bots=names)
+    try:
+        report = board.report(runner.results)
+    except ReportError as exc:
+        raise fail(EXIT_INTERNAL, str(exc)) from None
     write_reports(report, config.out)
     console.print(rich_table(report))
+    if isinstance(runner.format, Tables):
+        b = runner.format.bracket(runner.results)
+        (config.out / "bracket.json").write_text(json.dumps(bracket_to_dict(b), indent=2) + "\n")
+        text = render_bracket(b)
+        (config.out / "bracket.txt").write_text(text + "\n")
+        console.print(text, highlight=False)
     console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
                   "leaderboard.{json,csv,md,html}", highlight=False)
     return EXIT_OK

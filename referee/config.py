@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from referee.process import BotLimits, BotSpec
+from referee.process import BotLimits, BotSpec, bot_spec
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
@@ -45,9 +45,17 @@ def parse_duration(text: str) -> int:
     return int(round(value * {"ms": 1, "s": 1000, "m": 60_000}[unit]))
 
 
+FORMATS = ("round-robin", "gauntlet", "tables")
+
+
 @dataclass(frozen=True)
 class RunConfig:
-    """One run of games between bots (see ``referee run --help`` for each field)."""
+    """One run of games between bots (see ``referee run --help`` for each field).
+
+    ``games`` is the number of games of the run, or of each table for ``tables``.
+    ``candidates``: the first that many bots are a gauntlet's candidates; ``baseline`` is
+    the field bot its leaderboard puts at Elo 0.
+    """
 
     bots: tuple[BotSpec, ...]
     rules: str
@@ -63,9 +71,29 @@ class RunConfig:
     limits: BotLimits = BotLimits()
     sandbox: str = "none"
     game: str = "polish-poker"
+    format: str = "round-robin"
+    duplicate: bool = False  # the CLI turns it on
+    candidates: int = 0
+    baseline: str | None = None
+    in_process: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["out"] = str(self.out)
         d["bots"] = [{"name": b.name, "path": str(b.path), "sha256": b.sha256} for b in self.bots]
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any], out: Path) -> RunConfig:
+        """The configuration ``to_dict`` recorded, for a run continued in ``out``. A bot
+        file that is gone or changed since is a ConfigError: the games would differ."""
+        bots = []
+        for b in d["bots"]:
+            spec = bot_spec(b["name"], Path(b["path"]))
+            if spec.sha256 != b["sha256"]:
+                raise ConfigError(f"bot {b['name']}: {b['path']} changed since the run "
+                                  "started (its sha256 differs); restore it to resume")
+            bots.append(spec)
+        fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        fields.update(bots=tuple(bots), out=out, limits=BotLimits(**d["limits"]))
+        return cls(**fields)

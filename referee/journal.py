@@ -44,6 +44,24 @@ class Journal:
         self._transcripts.close()
 
 
+def repair_journal(run_dir: Path, warn: Any = None) -> None:
+    """Before appending to a run's journal again: cut a torn last line (a run killed
+    mid-write) off each file, with a message through ``warn``, so that the next line
+    starts on a line of its own. A transcript whose game line never made it stays; the
+    game is played again and its new transcript supersedes it."""
+    for name in (GAMES_FILE, TRANSCRIPTS_FILE):
+        path = Path(run_dir) / name
+        if not path.exists():
+            continue
+        with open(path, "rb+") as f:
+            data = f.read()
+            keep = data.rfind(b"\n") + 1
+            if keep < len(data):
+                f.truncate(keep)
+                if warn:
+                    warn(f"{path}: dropped a torn last line ({len(data) - keep} bytes)")
+
+
 def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines file. A torn last line (a run killed mid-write) is
     dropped with a warning through ``warn``; a bad line elsewhere is a JournalError."""

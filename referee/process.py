@@ -119,11 +119,6 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
         if not sep:
             name, file = "", arg
         path = Path(file).expanduser()
-        if not path.is_file():
-            raise BotFileError(f"bot file not found: {file}")
-        if path.suffix != ".py" and not os.access(path, os.X_OK):
-            raise BotFileError(f"bot file {file} is neither a .py file nor executable "
-                               "(chmod +x it, or give a .py file)")
         if sep and (not name or name in taken):
             raise BotFileError(f"bot name {name!r} is empty or used twice")
         if not name:
@@ -133,8 +128,18 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
                 n += 1
                 name = f"{base}#{n}"
         taken.add(name)
-        specs.append(BotSpec(name, path.resolve(), _sha256(path)))
+        specs.append(bot_spec(name, path))
     return specs
+
+
+def bot_spec(name: str, path: Path) -> BotSpec:
+    """The spec of one bot file; BotFileError if it cannot be run."""
+    if not path.is_file():
+        raise BotFileError(f"bot file not found: {path}")
+    if path.suffix != ".py" and not os.access(path, os.X_OK):
+        raise BotFileError(f"bot file {path} is neither a .py file nor executable "
+                           "(chmod +x it, or give a .py file)")
+    return BotSpec(name, path.resolve(), _sha256(path))
 
 
 class BotProcess:

@@ -9,26 +9,21 @@ taken off the socket.
 
 from __future__ import annotations
 
-import json
-import platform
-import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from importlib import metadata
 from typing import Any
 
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
 from referee.config import RunConfig
-from referee.games import GameRules, game_rules
 from referee.hub import Hub
-from referee.journal import Journal
 from referee.logs import LogPump
 from referee.match import Table
 from referee.process import BotProcess, BotSpec
 from referee.sandbox import Sandbox
-from referee.schedule import ScheduledGame, round_robin
+from referee.schedule import ScheduledGame
+from referee.tournament import ProgressFn, Tournament
 
 POLL_MS = 20
 LIVENESS_EVERY_S = 0.05
@@ -98,22 +93,15 @@ class BotInstance:
         self.process, self.ready = None, False
 
 
-ProgressFn = Callable[["Runner", dict[str, Any]], None]
-
-
-class Runner:
-    """Plays the configured games and journals each one as it finishes."""
+class Runner(Tournament):
+    """Plays a run's games between bot processes and journals each one as it finishes."""
 
     def __init__(self, config: RunConfig, progress: ProgressFn | None = None,
-                 schedule: Iterator[ScheduledGame] | None = None):
-        """``schedule`` defaults to ``config.games`` round-robin games; the run ends when
-        it is exhausted or ``stop()`` is called (games in progress are finished)."""
-        self.config = config
-        self.schedule = schedule if schedule is not None else round_robin(
-            len(config.bots), config.players, config.games, config.seed)
-        self.stopping = False
-        self.rules: GameRules = game_rules(config.game, config.rules)
-        self.progress = progress
+                 schedule: Iterable[ScheduledGame] | None = None, resume: bool = False,
+                 warn: Any = None):
+        """See ``Tournament``; the run ends when the format has no game left, or after
+        ``stop()`` (games in progress are finished) or ``interrupt()`` (they are not)."""
+        super().__init__(config, progress, schedule, resume, warn)
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -123,24 +111,11 @@ class Runner:
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
             [None] * config.concurrency
-        self.results: list[dict[str, Any]] = []
+        self._schedule: Iterator[ScheduledGame] = iter(())
 
     @property
     def instances(self) -> list[BotInstance]:
         return [i for slot in self.slots for i in slot]
-
-    def write_config(self) -> None:
-        out = self.config.out
-        out.mkdir(parents=True, exist_ok=True)
-        versions = {"python": platform.python_version()}
-        for pkg in ("polish-poker-referee", "numba", "numpy", "pyzmq", "msgpack"):
-            try:
-                versions[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                versions[pkg] = None
-        doc = {"schema_version": 1, "config": self.config.to_dict(), "versions": versions,
-               "argv": sys.argv, "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        (out / "config.json").write_text(json.dumps(doc, indent=2) + "\n")
 
     def start_bots(self) -> None:
         """Launch every instance and wait for all hellos; BotStartError names the first
@@ -162,28 +137,23 @@ class Runner:
                     raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}"
                                         + (f": {tail}" if tail else ""))
 
-    def run(self) -> list[dict[str, Any]]:
-        """Play every game; returns the journal records in order of finishing."""
-        self.write_config()
-        journal = Journal(self.config.out)
-        try:
-            self.start_bots()
-            self._loop(journal)
-        finally:
-            journal.close()
-            self.close()
-        return self.results
+    def open(self) -> None:
+        self.start_bots()
 
-    def _loop(self, journal: Journal) -> None:
+    def play(self, games: Iterator[ScheduledGame]) -> None:
+        self._schedule = games
         pending_games = True
         last_liveness = 0.0
         while True:
+            if self.interrupted:
+                self._abandon()
+                return
             for s, table in enumerate(self.tables):
                 if table is not None and table.is_over:
-                    self._finish(s, table, journal)
+                    self._finish(s, table)
                     table = None
                 if table is None and self.starting[s] is None and pending_games:
-                    nxt = None if self.stopping else next(self.schedule, None)
+                    nxt = None if self.stopping else next(self._schedule, None)
                     if nxt is None:
                         pending_games = False
                     else:
@@ -205,9 +175,18 @@ class Runner:
                 last_liveness = now
                 self._check_liveness()
 
-    def stop(self) -> None:
-        """Start no more games; the run ends when those in progress are over."""
-        self.stopping = True
+    def _abandon(self) -> None:
+        """Leave the games in progress unfinished: they are not journalled."""
+        for s, table in enumerate(self.tables):
+            if table is not None:
+                self.abandoned.append(table.match.game.index)
+                for inst in table.seats:
+                    if inst.table is table:
+                        inst.table = None
+                self.tables[s] = None
+            if self.starting[s] is not None:
+                self.abandoned.append(self.starting[s][0].index)
+                self.starting[s] = None
 
     def _prepare_table(self, slot: int, game: ScheduledGame) -> None:
         """Relaunch the seated instances that are gone; the table starts once they are
@@ -231,21 +210,17 @@ class Runner:
         if any(i.process is not None and not i.ready for i in seats):
             return
         self.starting[slot] = None
-        table = Table(game.index, game.seed, seats, self.rules,
-                      self.config.move_ms, self.config.bank_ms, self.config.max_faults)
+        table = Table(game, seats, self.rules, self.config.move_ms, self.config.bank_ms,
+                      self.config.max_faults)
         self.tables[slot] = table
         table.start()
 
-    def _finish(self, slot: int, table: Table, journal: Journal) -> None:
+    def _finish(self, slot: int, table: Table) -> None:
         table.finish()
-        record = table.record()
-        journal.append(record, [e.to_dict() for e in table.engine.events])
-        self.results.append(record)
         self.tables[slot] = None
         for inst in table.forfeited:
             inst.stop()
-        if self.progress:
-            self.progress(self, record)
+        self.journal_game(table.record(), [e.to_dict() for e in table.engine.events])
 
     def _pump(self, timeout_ms: float) -> None:
         for item in self.hub.poll(timeout_ms):

@@ -25,6 +25,29 @@ class ScheduledGame:
     index: int
     seating: tuple[int, ...]
     seed: int
+    group: int = 0
+    group_size: int = 1
+    stage: int = 0
+    table: int | None = None
+
+
+class Format:
+    name = "x"
+
+
+class RoundRobin:
+    def __init__(self, n_bots, players, games, seed, duplicate=True):
+        self.args = (n_bots, players, games, seed)
+
+    def stage(self, number, records):
+        return list(round_robin(*self.args)) if number == 0 else None
+
+
+Gauntlet = RoundRobin
+
+
+class Tables(RoundRobin):
+    pass
 
 
 def seatings(n_bots: int, players: int, games: int) -> Iterator[tuple[int, ...]]:
@@ -39,7 +62,7 @@ def seatings(n_bots: int, players: int, games: int) -> Iterator[tuple[int, ...]]
 def round_robin(n_bots: int, players: int, games: int, run_seed: int) -> Iterator[ScheduledGame]:
     """The default schedule: rotating seats, every game on its own deal seed."""
     for g, seating in enumerate(seatings(n_bots, players, games)):
-        yield ScheduledGame(g, seating, game_seed(run_seed, g))
+        yield ScheduledGame(g, seating, game_seed(run_seed, g), g)
 
 
 def swapped_pairs(run_seed: int) -> Iterator[ScheduledGame]:
@@ -67,3 +90,4 @@ def game_seed(run_seed: int, game: int) -> int:
 def seat_seed(game_seed_: int, seat: int) -> int:
     """The seed a seat's bot is given for one game."""
     return random.Random(f"{game_seed_}/seat/{seat}").getrandbits(63)
+TABLES_MAX = 6

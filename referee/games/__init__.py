@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from protocol.polish import GAME as POLISH_GAME
-from protocol.polish import Action, Raise, RoundResult
+from protocol.polish import Action, Raise, RoundResult, View, parse_action
 from referee.games.polish import (
     PLAYER_RANGE,
     Dealt,
@@ -46,8 +46,11 @@ class GameRules(Protocol):
 
     def player_range(self) -> range: ...
     def new_game(self, players: int, seed: int) -> Engine: ...
+    def view(self, engine: Any, seat: int, time_left_ms: int | None = None) -> Any: ...
     def view_payload(self, engine: Any, seat: int) -> dict[str, Any]: ...
     def parse_action(self, payload: Any) -> Any: ...
+    def parse_local_action(self, value: Any) -> Any: ...
+    def local_result(self, result: dict[str, Any]) -> Any: ...
     def apply(self, engine: Any, seat: int, action: Any) -> str | None: ...
     def round_results(self, events: Sequence[Any], start: int) -> list[dict[str, Any]]: ...
 
@@ -68,11 +71,25 @@ class PolishPokerRules:
     def new_game(self, players: int, seed: int) -> PolishPoker:
         return PolishPoker(self.ruleset, players, seed)
 
+    def view(self, engine: PolishPoker, seat: int, time_left_ms: int | None = None) -> View:
+        """The seat's view as an in-process bot gets it (the SDK fills ``time_left_ms``
+        from the request's deadline)."""
+        return engine.view(seat, time_left_ms)
+
     def view_payload(self, engine: PolishPoker, seat: int) -> dict[str, Any]:
         return engine.view(seat).to_wire()
 
     def parse_action(self, payload: Any) -> Any:
+        """An action off the wire; ValueError says what is wrong with it."""
         return Action.from_wire(payload, self.ruleset)
+
+    def parse_local_action(self, value: Any) -> Any:
+        """What an in-process bot's ``act`` returned, read as the SDK reads it."""
+        return parse_action(value, self.ruleset)
+
+    def local_result(self, result: dict[str, Any]) -> RoundResult:
+        """A round result (as ``round_results`` gives it) as the SDK hands it to a bot."""
+        return RoundResult.from_wire(result, self.ruleset)
 
     def apply(self, engine: PolishPoker, seat: int, action: Any) -> str | None:
         try:

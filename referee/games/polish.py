@@ -415,14 +415,15 @@ class PolishPoker:
     def can_call(self) -> bool:
         return not self.is_over and bool(self._history)
 
-    def view(self, seat: int) -> View:
-        """What ``seat`` may see now: its own hand, never another's."""
+    def view(self, seat: int, time_left_ms: int | None = None) -> View:
+        """What ``seat`` may see now: its own hand, never another's (``time_left_ms``
+        is passed through for bots played in-process)."""
         self._check_seat(seat)
         return View(
             ruleset=self.ruleset, seat=seat, players=self.players, round=self._round,
             cap=self.cap, hand=self._hands[seat], community=self._community,
             counts=self.counts, active=self.active, opener=self._opener,
-            history=self.history,
+            history=self.history, time_left_ms=time_left_ms,
         )
 
     # ---------------------------------------------------------------- state changes

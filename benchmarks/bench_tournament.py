@@ -1,0 +1,112 @@
+"""Tournament throughput, memory and timing honesty: prints a table.
+
+    python benchmarks/bench_tournament.py            # about 4 minutes
+    python benchmarks/bench_tournament.py --quick    # about 1 minute
+
+Each measure runs ``referee`` in a fresh subprocess, the way a user runs it, with the
+trivial bot ``bots/caller.py`` (calls when it can, else declares the weakest hand) in
+every seat, 4-player ``official`` games, round robin with duplicate deals:
+
+(a) in-process (``--in-process``), pinned to one core: complete games per second,
+    journal and transcripts written, timed from the process's start to its exit.
+    Target: at least 2,000 games/s.
+(b) bot processes over ZeroMQ (``--concurrency 2``): wall time of 1,000 games from the
+    command's start to its exit (bot start-up included). Target: under 30 s.
+(c) the referee's peak memory (``VmHWM`` of the referee process, sampled until it
+    exits) over a 10,000-game run between bot processes (``--quick``: 2,000 games, and
+    the figure says so). Target: under 150 MB.
+(d) timeouts at ``--concurrency 8`` with a 50 ms move time and no time bank over 2,000
+    games: the trivial bots answer in well under a millisecond, so every timeout in the
+    journal is spurious. Target: 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CALLER = str(ROOT / "bots" / "caller.py")
+REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
+
+
+def vm_hwm_kb(pid: int) -> int:
+    """The peak resident set of a process so far (``VmHWM``), 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def referee_run(out: Path, games: int, *extra: str, one_core: bool = False
+                ) -> dict[str, float]:
+    """Run ``referee run`` on four callers; wall time, peak RSS of the referee, and the
+    journal's game and timeout counts."""
+    cmd = [*REFEREE, "run", "--bots", CALLER, CALLER, CALLER, CALLER, "--players", "4",
+           "--games", str(games), "--seed", "7", "--out", str(out), *extra]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, {0})) if one_core
+                            else None)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, vm_hwm_kb(proc.pid))
+        time.sleep(0.05)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"referee run failed ({proc.returncode}): {proc.stderr.read()}")
+    records = [json.loads(line) for line in (out / "games.jsonl").open()]
+    timeouts = sum(f["label"] == "timeout" for r in records for f in r["faults"])
+    return {"wall_s": wall, "games": len(records), "peak_mb": peak / 1024,
+            "timeouts": timeouts}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="smaller runs (about a minute)")
+    args = ap.parse_args(argv)
+    mem_games = 2_000 if args.quick else 10_000
+    local_games = 4_000 if args.quick else 20_000
+    with tempfile.TemporaryDirectory(prefix="bench-tournament-") as tmp:
+        d = Path(tmp)
+        local = referee_run(d / "local", local_games, "--in-process", one_core=True)
+        external = referee_run(d / "external", 1_000, "--concurrency", "2")
+        memory = referee_run(d / "memory", mem_games, "--concurrency", "2")
+        timing = referee_run(d / "timing", 2_000, "--concurrency", "8", "--move-time", "50ms",
+                             "--time-bank", "0")
+    rows = [
+        ("(a) in-process, one core: games/s", f"{local['games'] / local['wall_s']:,.0f}",
+         f"{local['games']:,} games in {local['wall_s']:.2f} s", ">= 2,000",
+         local["games"] / local["wall_s"] >= 2_000),
+        ("(b) bot processes: 1,000 games", f"{external['wall_s']:.1f} s",
+         f"{external['games'] / external['wall_s']:.0f} games/s, concurrency 2", "< 30 s",
+         external["wall_s"] < 30),
+        (f"(c) referee peak memory, {memory['games']:,} games", f"{memory['peak_mb']:.0f} MB",
+         f"{memory['wall_s']:.0f} s; in-process run above: {local['peak_mb']:.0f} MB",
+         "< 150 MB", memory["peak_mb"] < 150),
+        ("(d) spurious timeouts, concurrency 8, 50 ms", f"{timing['timeouts']}",
+         f"{timing['games']:,} games in {timing['wall_s']:.1f} s", "0",
+         timing["timeouts"] == 0),
+    ]
+    print(f"# bench_tournament ({'quick' if args.quick else 'full'}): 4-player official, "
+          f"caller.py in every seat; {platform.python_version()}, {os.cpu_count()} cores\n")
+    print("| measure | result | detail | target | met |")
+    print("|---|---|---|---|---|")
+    for label, result, detail, target, met in rows:
+        print(f"| {label} | {result} | {detail} | {target} | {'yes' if met else 'NO'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,6 @@
+def bracket_to_dict(b):
+    return {}
+
+
+def render_bracket(b):
+    return ""

@@ -1,0 +1,168 @@
+"""A run from its first game to its last: the format's stages, the journal, resuming.
+
+``Tournament`` is what every way of playing games shares: it writes ``config.json``,
+opens the journal, asks the format for each stage's games, skips those already in the
+journal (when resuming), and keeps the records. How the games are played is the
+subclass's job: ``referee.runner.Runner`` plays them between bot processes,
+``referee.inprocess.LocalRunner`` between Python functions in this process.
+
+Resuming is exact because everything a game depends on is recorded: the format and the
+run seed regenerate the same schedule, each game's deal depends only on its seed, and
+the bundled bots are deterministic given the per-game seed they are sent.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import platform
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from referee.config import ConfigError, RunConfig
+from referee.games import GameRules, game_rules
+from referee.journal import Journal, read_games, repair_journal
+from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, Tables
+
+CONFIG_FILE = "config.json"
+ProgressFn = Callable[[Any, dict[str, Any]], None]
+
+
+class FixedSchedule:
+    """A format of one stage whose games are given (``referee sprt``'s pairs)."""
+
+    name = "fixed"
+
+    def __init__(self, games: Iterable[ScheduledGame]):
+        self._games = games
+
+    def stage(self, number: int, records: Sequence[Mapping[str, Any]]
+              ) -> Iterable[ScheduledGame] | None:
+        return self._games if number == 0 else None
+
+
+def make_format(config: RunConfig) -> Format:
+    """The schedule ``config`` asks for (``--format``)."""
+    n = len(config.bots)
+    if config.format == "round-robin":
+        return RoundRobin(n, config.players, config.games, config.seed, config.duplicate)
+    if config.format == "gauntlet":
+        return Gauntlet(config.candidates, n, config.players, config.games, config.seed,
+                        config.duplicate)
+    if config.format == "tables":
+        rules = game_rules(config.game, config.rules)
+        return Tables(n, [b.name for b in config.bots], rules.player_range(), config.games,
+                      config.seed, config.duplicate)
+    raise ConfigError(f"unknown format {config.format!r}: use round-robin, gauntlet or tables")
+
+
+class Tournament:
+    """Plays a run's format to the end (or until stopped), journalling every game."""
+
+    def __init__(self, config: RunConfig, progress: ProgressFn | None = None,
+                 schedule: Iterable[ScheduledGame] | None = None, resume: bool = False,
+                 warn: Callable[[str], None] | None = None):
+        """``schedule`` replaces the configured format by a fixed list of games.
+        ``resume`` continues the run in ``config.out``: the games in its journal are not
+        played again (a torn last journal line is dropped, through ``warn``)."""
+        self.config = config
+        self.rules: GameRules = game_rules(config.game, config.rules)
+        self.format: Format = FixedSchedule(schedule) if schedule is not None \
+            else make_format(config)
+        self.progress = progress
+        self.resume = resume
+        self.warn = warn
+        self.stopping = False      # start no more games; finish those in progress
+        self.interrupted = False   # start no more games; abandon those in progress
+        self.abandoned: list[int] = []  # games left unfinished by an interrupt
+        self.results: list[dict[str, Any]] = []  # every journalled game, earlier ones too
+        self._done: set[int] = set()
+        self._journal: Journal | None = None
+
+    def stop(self) -> None:
+        """Start no more games; the run ends when those in progress are over."""
+        self.stopping = True
+
+    def interrupt(self) -> None:
+        """Start no more games and abandon those in progress (``referee resume`` plays
+        them again); the journal keeps every game that finished."""
+        self.stopping = self.interrupted = True
+
+    def run(self) -> list[dict[str, Any]]:
+        """Play every game not yet journalled; returns all journalled records."""
+        out = self.config.out
+        if self.resume:
+            repair_journal(out, self.warn)
+            self.results = read_games(out)
+            self._done = {r["game"] for r in self.results}
+        else:
+            self.write_config()
+        self._journal = Journal(out)
+        try:
+            self.open()
+            # What is alive now (modules, the bots' and the journal's state) lives as long
+            # as the run: keep the collector from scanning it again and again, so its pauses
+            # stay short however long the run (a pause would be charged to a bot's clock).
+            gc.freeze()
+            stage = 0
+            while not self.stopping:
+                games = self.format.stage(stage, self.results)
+                if games is None:
+                    break
+                self.play(g for g in games if g.index not in self._done)
+                stage += 1
+        finally:
+            self._journal.close()
+            self.close()
+        return self.results
+
+    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """Append a finished game to the journal, then tell the progress callback."""
+        assert self._journal is not None
+        self._journal.append(record, events)
+        self.results.append(record)
+        self._done.add(record["game"])
+        if self.progress:
+            self.progress(self, record)
+
+    def write_config(self) -> None:
+        out = self.config.out
+        out.mkdir(parents=True, exist_ok=True)
+        versions = {"python": platform.python_version()}
+        for pkg in ("polish-poker-referee", "numba", "numpy", "pyzmq", "msgpack"):
+            try:
+                versions[pkg] = metadata.version(pkg)
+            except metadata.PackageNotFoundError:
+                versions[pkg] = None
+        doc = {"schema_version": 1, "config": self.config.to_dict(), "versions": versions,
+               "argv": sys.argv, "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        (out / CONFIG_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+
+    # What a subclass provides.
+
+    def open(self) -> None:
+        """Get ready to play (start bots)."""
+
+    def play(self, games: Iterator[ScheduledGame]) -> None:
+        """Play ``games`` (in any order, any number at once), calling ``journal_game``
+        for each that finishes, until they are exhausted or ``stopping`` is set."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what ``open`` took."""
+
+
+def load_config(run_dir: Path) -> RunConfig:
+    """The configuration a run directory was started with (for ``referee resume``)."""
+    path = Path(run_dir) / CONFIG_FILE
+    if not path.is_file():
+        raise ConfigError(f"{run_dir} is not a run directory (no {CONFIG_FILE})")
+    try:
+        doc = json.loads(path.read_text())
+        return RunConfig.from_dict(doc["config"], Path(run_dir))
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not a run configuration ({exc})") from None
