@@ -53,6 +53,7 @@ from referee.sandbox import Sandbox, SandboxError
 from referee.schedule import TABLES_MAX, Tables
 from referee.sprt import SprtMatch, play_sprt
 from referee.tournament import Tournament, load_config, make_format
+from referee.workers import WorkerPool
 
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
@@ -133,7 +134,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
                 max_faults: int, start_timeout: str, out: Path | None,
                 limits: BotLimits, sandbox: str, *, format: str = "round-robin",
                 duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
-                in_process: bool = False) -> RunConfig:
+                in_process: bool = False, workers: int = 1) -> RunConfig:
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
@@ -164,8 +165,14 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     if len(specs) < n_players and format != "tables":
         raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
                           "give a file more than once for self-play")
-    if games < 1 or concurrency < 1 or max_faults < 1:
-        raise ConfigError("--games, --concurrency and --max-faults must be at least 1")
+    if games < 1 or concurrency < 1 or max_faults < 1 or workers < 1:
+        raise ConfigError("--games, --concurrency, --max-faults and --workers must be at "
+                          "least 1")
+    if workers > 1 and in_process:
+        raise ConfigError("--workers plays bot processes; --in-process plays none")
+    if workers > concurrency:
+        raise ConfigError(f"--workers {workers} needs --concurrency {workers} or more: "
+                          "the games at once are split across the workers")
     config = RunConfig(
         bots=tuple(specs), rules=rules, players=n_players, games=games,
         seed=seed if seed is not None else secrets.randbits(32),
@@ -175,6 +182,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         limits=limits, sandbox=sandbox, format=format, duplicate=duplicate,
         candidates=candidates if format == "gauntlet" else 0,
         baseline=baseline if format == "gauntlet" else None, in_process=in_process,
+        workers=min(workers, games),  # each worker has one of the games at once, or more
     )
     try:
         make_format(config)  # the format checks what it can seat
@@ -216,6 +224,9 @@ def run(
     move_time: MoveTimeOpt = "1s",
     time_bank: TimeBankOpt = "5s",
     concurrency: ConcurrencyOpt = 1,
+    workers: Annotated[int, typer.Option(
+        help="Referee processes that share the --concurrency games at once, each with its "
+             "own bot processes (1: all in this one).")] = 1,
     max_faults: MaxFaultsOpt = 3,
     start_timeout: StartTimeoutOpt = "30s",
     out: OutOpt = None,
@@ -235,7 +246,8 @@ def run(
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
-                             candidates=candidates, baseline=baseline, in_process=in_process)
+                             candidates=candidates, baseline=baseline, in_process=in_process,
+                             workers=workers)
         local = load_local_bots(config.bots) if in_process else None
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
@@ -368,14 +380,18 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         err_console.print(message, highlight=False, soft_wrap=True)
 
     runner: Tournament = (LocalRunner(config, local, resume=resume, warn=warn)
-                          if local is not None else Runner(config, resume=resume, warn=warn))
+                          if local is not None else
+                          WorkerPool(config, resume=resume, warn=warn) if config.workers > 1
+                          else Runner(config, resume=resume, warn=warn))
     total = planned_games(runner)
     duplicate = "duplicate deals" if config.duplicate else "no duplicate deals"
     console.print(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
                   f"{config.format}, {total or config.games} games"
                   f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
                   f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}"
-                  f"{', in-process' if local is not None else ''})", highlight=False)
+                  f"{', in-process' if local is not None else ''}"
+                  f"{f', {config.workers} workers' if config.workers > 1 else ''})",
+                  highlight=False)
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
@@ -385,10 +401,9 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         return EXIT_OK
 
     code = guarded(config, body)
-    if isinstance(runner, Runner):
-        counters = {"bots": {n: vars(c) for n, c in runner.counters.items()},
-                    "hub": runner.hub.counters.as_dict()}
-        (config.out / "counters.json").write_text(json.dumps(counters, indent=2) + "\n")
+    if isinstance(runner, Runner | WorkerPool):
+        (config.out / "counters.json").write_text(
+            json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code == EXIT_INTERRUPTED:
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")

@@ -54,7 +54,8 @@ class RunConfig:
 
     ``games`` is the number of games of the run, or of each table for ``tables``.
     ``candidates``: the first that many bots are a gauntlet's candidates; ``baseline`` is
-    the field bot its leaderboard puts at Elo 0.
+    the field bot its leaderboard puts at Elo 0. ``concurrency`` is the number of games
+    at once in all, split across ``workers`` referee processes (``referee.workers``).
     """
 
     bots: tuple[BotSpec, ...]
@@ -76,6 +77,7 @@ class RunConfig:
     candidates: int = 0
     baseline: str | None = None
     in_process: bool = False
+    workers: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

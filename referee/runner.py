@@ -28,6 +28,7 @@ from referee.tournament import ProgressFn, Tournament
 POLL_MS = 20
 LIVENESS_EVERY_S = 0.05
 MAX_RESTARTS = 5  # per instance; after that its seats forfeit at once
+_NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
 
 
 class BotStartError(RuntimeError):
@@ -98,24 +99,31 @@ class Runner(Tournament):
 
     def __init__(self, config: RunConfig, progress: ProgressFn | None = None,
                  schedule: Iterable[ScheduledGame] | None = None, resume: bool = False,
-                 warn: Any = None):
+                 warn: Any = None, first_slot: int = 0):
         """See ``Tournament``; the run ends when the format has no game left, or after
-        ``stop()`` (games in progress are finished) or ``interrupt()`` (they are not)."""
+        ``stop()`` (games in progress are finished) or ``interrupt()`` (they are not).
+        ``first_slot`` numbers this runner's slots from there (in bot labels, so log
+        files and sandboxes), so that the runners of several worker processes differ."""
         super().__init__(config, progress, schedule, resume, warn)
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
-        self.slots = [[BotInstance(b, s, self) for b in config.bots]
+        self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
             [None] * config.concurrency
-        self._schedule: Iterator[ScheduledGame] = iter(())
+        self._schedule: Iterator[ScheduledGame | None] = iter(())
 
     @property
     def instances(self) -> list[BotInstance]:
         return [i for slot in self.slots for i in slot]
+
+    def counters_report(self) -> dict[str, Any]:
+        """What ``counters.json`` holds: per bot, then the hub's drops."""
+        return {"bots": {n: vars(c) for n, c in self.counters.items()},
+                "hub": self.hub.counters.as_dict()}
 
     def start_bots(self) -> None:
         """Launch every instance and wait for all hellos; BotStartError names the first
@@ -140,7 +148,10 @@ class Runner(Tournament):
     def open(self) -> None:
         self.start_bots()
 
-    def play(self, games: Iterator[ScheduledGame]) -> None:
+    def play(self, games: Iterator[ScheduledGame | None]) -> None:
+        """See ``Tournament.play``. A None from ``games`` means that no game is ready
+        yet (a worker waiting for the main process): the slot stays free and asks again
+        on the next turn of the loop."""
         self._schedule = games
         pending_games = True
         last_liveness = 0.0
@@ -153,10 +164,10 @@ class Runner(Tournament):
                     self._finish(s, table)
                     table = None
                 if table is None and self.starting[s] is None and pending_games:
-                    nxt = None if self.stopping else next(self._schedule, None)
-                    if nxt is None:
+                    nxt = _NO_MORE if self.stopping else next(self._schedule, _NO_MORE)
+                    if nxt is _NO_MORE:
                         pending_games = False
-                    else:
+                    elif nxt is not None:
                         self._prepare_table(s, nxt)
                 if self.starting[s] is not None:
                     self._start_table_when_ready(s)
