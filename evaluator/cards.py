@@ -41,7 +41,10 @@ def rank_char(rank: int) -> str:
     return RANK_CHARS[rank - 2]
 
 
-_CARD_NAMES = tuple(RANK_CHARS[i // 4] + SUIT_CHARS[i % 4] for i in range(52)) + ("Jk",)
+# Canonical text of each card id. Public so that code printing many cards (transcripts)
+# can index it with ``card.id`` instead of paying a ``str()`` call per card.
+CARD_TEXT: tuple[str, ...] = (
+    tuple(RANK_CHARS[i // 4] + SUIT_CHARS[i % 4] for i in range(52)) + ("Jk",))
 
 
 def parse_rank(text: str) -> int:
@@ -90,13 +93,15 @@ class Card:
         return -1 if self.is_joker else self.id % 4
 
     def __str__(self) -> str:
-        return _CARD_NAMES[self.id]
+        return CARD_TEXT[self.id]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"
 
 
-_CARDS = tuple(Card(i) for i in range(N_CARD_IDS))
+# The Card of each id, built once: code that holds card ids (the deal) maps them to
+# Cards by indexing this instead of constructing (and validating) new ones.
+CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_CARD_IDS))
 
 
 @cache
@@ -119,7 +124,7 @@ def parse_card(card: str | int | Card) -> Card:
     if isinstance(card, str):
         return _parse_card_text(card)
     if isinstance(card, int) and not isinstance(card, bool):
-        return _CARDS[card] if 0 <= card < N_CARD_IDS else Card(card)
+        return CARDS[card] if 0 <= card < N_CARD_IDS else Card(card)
     raise CardError(f"not a card: {card!r}")
 
 
