@@ -203,7 +203,8 @@ def exists_bits(declaration: Declaration, bits: int) -> bool:
     For callers that already hold valid pools, such as the engine at every call: it
     skips the parsing and checking that ``exists`` does on arbitrary input.
     """
-    req = _fast(declaration.ruleset).by_ident.get(id(declaration))
+    fast = _FAST.get(declaration.ruleset) or _fast(declaration.ruleset)
+    req = fast.by_ident.get(id(declaration))
     if req is None:
         req = _requirement(declaration)
     return reference.check(req, bits & reference.CARD_BITS, bits >> JOKER_ID)
