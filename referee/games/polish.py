@@ -60,6 +60,7 @@ import random
 import struct
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from operator import attrgetter
 from typing import Any, ClassVar
 
@@ -410,6 +411,24 @@ def slot_size(ruleset: str, players: int) -> int:
 _CARD_ID = attrgetter("id")
 
 
+class _Layout:
+    """The deal's constants of one table (ruleset, players), built once per table."""
+
+    def __init__(self, ruleset: str, players: int) -> None:
+        self.deck = list(deck_cards(ruleset))  # copied for each round's shuffle
+        self.players = players
+        self.first = 1 if ruleset == "official" else 0  # position 0: the community card
+        self.slot = slot_size(ruleset, players)
+        self.positions = self.first + players * self.slot  # words drawn every round
+        # cuts[s][m]: the positions of the first m cards of seat s's slot
+        self.cuts = [[slice(self.first + s, self.first + s + m * players, players)
+                      for m in range(self.slot + 1)] for s in range(players)]
+        self.rows = struct.Struct(f"<{self.positions}I").iter_unpack
+
+
+_layout = cache(_Layout)
+
+
 class _Dealer:
     """The deal of one game, as the module docstring specifies it."""
 
@@ -418,35 +437,28 @@ class _Dealer:
     BATCH = 8
 
     def __init__(self, ruleset: str, players: int, seed: int) -> None:
-        self._deck = list(deck_cards(ruleset))
-        self._players = players
-        self._first = 1 if ruleset == "official" else 0  # position 0: the community card
-        self._slot = slot_size(ruleset, players)
-        self._positions = self._first + players * self._slot  # words drawn every round
-        self._batch_bits = 32 * self._positions * self.BATCH
-        self._rows = struct.Struct(f"<{self._positions}I").iter_unpack
-        self._words: Iterator[tuple[int, ...]] = iter(())  # the batch's rounds not dealt
-        # _cuts[s][m]: the positions of the first m cards of seat s's slot
-        self._cuts = [[slice(self._first + s, self._first + s + m * players, players)
-                       for m in range(self._slot + 1)] for s in range(players)]
+        self._table = _layout(ruleset, players)
         self._rng = random.Random(seed)
+        self._words: Iterator[tuple[int, ...]] = iter(())  # the batch's rounds not dealt
 
     def next_round(
         self, counts: Sequence[int]
     ) -> tuple[tuple[tuple[Card, ...], ...], Card | None]:
         """The next round's hands (one per seat, ``counts[s]`` cards; 0 for a seat that
         is out) and community card."""
+        table = self._table
         deepest = max(counts)
-        if deepest > self._slot:
-            order = self._draw(self._positions)
+        if deepest > table.slot:
+            order = self._draw(table.positions)
             held = self._with_spares(order, counts)
         else:
             # Fisher-Yates fixes position i at step i: the steps past the deepest slot
             # position in use would not change any card dealt.
-            order = self._draw(self._first + self._players * deepest)
-            held = [order[cut[m]] for cut, m in zip(self._cuts, counts, strict=True)]
-        hands = tuple([tuple(sorted(h, key=_CARD_ID)) for h in held])
-        return hands, order[0] if self._first else None
+            order = self._draw(table.first + table.players * deepest)
+            held = [order[cut[m]] for cut, m in zip(table.cuts, counts, strict=True)]
+        for h in held:
+            h.sort(key=_CARD_ID)
+        return tuple(map(tuple, held)), order[0] if table.first else None
 
     def _draw(self, steps: int) -> list[Card]:
         """The round's order of the deck; only the first ``steps`` positions are final."""
@@ -454,10 +466,11 @@ class _Dealer:
         # the seed and k alone.
         words = next(self._words, None)
         if words is None:
-            bits = self._rng.getrandbits(self._batch_bits)
-            self._words = self._rows(bits.to_bytes(self._batch_bits // 8, "little"))
+            size = 4 * self._table.positions * self.BATCH
+            bits = self._rng.getrandbits(8 * size)
+            self._words = self._table.rows(bits.to_bytes(size, "little"))
             words = next(self._words)
-        order = self._deck.copy()
+        order = self._table.deck.copy()
         n = len(order)
         for i in range(steps):
             j = i + (words[i] * (n - i) >> 32)
@@ -468,11 +481,12 @@ class _Dealer:
         """Each seat's cards when some seat holds more than its slot (official, 5-6
         seats, 4 or fewer in): the extra cards come from the slots of the seats that are
         out, in ascending position order, to the seats in ascending order."""
-        first, players, slot = self._first, self._players, self._slot
+        table = self._table
+        first, players, slot = table.first, table.players, table.slot
         spare = [order[p] for p in sorted(p for s, m in enumerate(counts) if m == 0
-                                          for p in range(first + s, self._positions, players))]
+                                          for p in range(first + s, table.positions, players))]
         out = []
-        for cut, m in zip(self._cuts, counts, strict=True):
+        for cut, m in zip(table.cuts, counts, strict=True):
             extra = max(0, m - slot)
             out.append(order[cut[m - extra]] + spare[:extra])
             del spare[:extra]
