@@ -35,7 +35,7 @@ Decisions where the rulebook is silent (documented here and tested):
 - A fault (``fault``) is a lost round like any other: penalty card or elimination, and
   the usual opener rule (in ``polacco`` the faulting seat opens next if still in).
 - A forfeit (``forfeit``) abandons the round; nobody else is charged. The next deal is a
-  new round (next round number, so a new shuffle) opened by the abandoned round's opener,
+  new round (next round number, so a new draw) opened by the abandoned round's opener,
   or by the next active seat after them if the opener is the one who left, in both
   rulesets: an abandoned round is not a played round, so ``official`` rotation does not
   advance.
@@ -404,8 +404,9 @@ def slot_size(ruleset: str, players: int) -> int:
     ([5, 5, 5, 4, 4], 3)
     """
     if ruleset == "polacco":
-        return _POLACCO_CAP[players]
-    return min(_official_cap(1), (len(deck_cards(ruleset)) - 1) // players)
+        return _POLACCO_CAP[players]  # fixed for the whole game
+    largest_cap = _official_cap(2)  # once 4 or fewer are in
+    return min(largest_cap, (len(deck_cards(ruleset)) - 1) // players)
 
 
 _CARD_ID = attrgetter("id")
