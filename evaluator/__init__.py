@@ -9,7 +9,6 @@ True
 
 from evaluator.cards import (
     CARD_TEXT,
-    CARDS,
     JOKER_ID,
     RULESETS,
     Card,
@@ -45,7 +44,7 @@ from evaluator.evaluate import (
 )
 
 __all__ = [
-    "CARDS", "CARD_TEXT", "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError",
+    "CARD_TEXT", "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError",
     "Declaration", "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many",
     "deck", "deck_cards", "declarations", "exists", "exists_bits", "exists_many",
     "format_cards", "from_id", "is_raise", "ladder", "legal_raises", "parse_card",

@@ -99,9 +99,7 @@ class Card:
         return f"Card({str(self)!r})"
 
 
-# The Card of each id, built once: code that holds card ids (the deal) maps them to
-# Cards by indexing this instead of constructing (and validating) new ones.
-CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(N_CARD_IDS))
+_CARDS = tuple(Card(i) for i in range(N_CARD_IDS))
 
 
 @cache
@@ -124,7 +122,7 @@ def parse_card(card: str | int | Card) -> Card:
     if isinstance(card, str):
         return _parse_card_text(card)
     if isinstance(card, int) and not isinstance(card, bool):
-        return CARDS[card] if 0 <= card < N_CARD_IDS else Card(card)
+        return _CARDS[card] if 0 <= card < N_CARD_IDS else Card(card)
     raise CardError(f"not a card: {card!r}")
 
 

@@ -60,11 +60,10 @@ def test_every_card_id_round_trips() -> None:
         assert parse_card(str(card)).id == i
 
 
-def test_card_tables_match_the_cards() -> None:
-    assert len(evaluator.CARDS) == len(evaluator.CARD_TEXT) == 53
-    for i, (card, text) in enumerate(zip(evaluator.CARDS, evaluator.CARD_TEXT, strict=True)):
-        assert card == Card(i) and str(card) == text
-        assert parse_card(i) is card
+def test_card_text_table_matches_the_cards() -> None:
+    assert len(evaluator.CARD_TEXT) == 53
+    for i, text in enumerate(evaluator.CARD_TEXT):
+        assert str(Card(i)) == text and parse_card(text) == Card(i)
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import random
 import struct
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from operator import attrgetter
@@ -174,11 +174,6 @@ def parse_action(value: Any, ruleset: str) -> Action:
 # ---------------------------------------------------------------------------- events
 
 
-def _cards_text(cards: Iterable[Card]) -> list[str]:
-    # CARD_TEXT by id rather than str(): transcripts print every card of every deal.
-    return [CARD_TEXT[c.id] for c in cards]
-
-
 @dataclass(frozen=True, slots=True)
 class Dealt:
     """A round was dealt. ``counts`` and ``hands`` per seat; 0 and () for seats out."""
@@ -191,9 +186,11 @@ class Dealt:
     community: Card | None
 
     def to_dict(self) -> dict[str, Any]:
+        # CARD_TEXT by id rather than str(): transcripts print every card dealt.
+        hands = [[CARD_TEXT[c.id] for c in h] for h in self.hands]
         return {
             "type": "dealt", "round": self.round, "opener": self.opener, "cap": self.cap,
-            "counts": list(self.counts), "hands": [_cards_text(h) for h in self.hands],
+            "counts": list(self.counts), "hands": hands,
             "community": None if self.community is None else CARD_TEXT[self.community.id],
         }
 
@@ -817,10 +814,10 @@ class PolishPoker:
         place = self._in
         self._in -= 1
         self._cap = self._cap_now()
-        self._active = tuple(a and s != seat for s, a in enumerate(self._active))
+        self._active = tuple([a and s != seat for s, a in enumerate(self._active)])
         if self._in:
             self._next_seat = self._seat_order()
-        self._counts = tuple(0 if s == seat else c for s, c in enumerate(self._counts))
+        self._counts = tuple([0 if s == seat else c for s, c in enumerate(self._counts)])
         self._eliminated.append(seat)
         self._events.append(Eliminated(self._round, seat, place, reason))
 
