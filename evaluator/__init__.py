@@ -8,6 +8,7 @@ True
 """
 
 from evaluator.cards import (
+    CARD_TEXT,
     JOKER_ID,
     RULESETS,
     Card,
@@ -36,14 +37,16 @@ from evaluator.evaluate import (
     best,
     best_many,
     exists,
+    exists_bits,
     exists_many,
     pool_array,
+    pool_bits,
 )
 
 __all__ = [
-    "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError", "Declaration",
-    "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many", "deck",
-    "deck_cards", "declarations", "exists", "exists_many", "format_cards", "from_id",
-    "is_raise", "ladder", "legal_raises", "parse_card", "parse_cards", "parse_declaration",
-    "pool_array", "raise_error",
+    "CARD_TEXT", "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError",
+    "Declaration", "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many",
+    "deck", "deck_cards", "declarations", "exists", "exists_bits", "exists_many",
+    "format_cards", "from_id", "is_raise", "ladder", "legal_raises", "parse_card",
+    "parse_cards", "parse_declaration", "pool_array", "pool_bits", "raise_error",
 ]

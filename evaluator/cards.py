@@ -41,7 +41,10 @@ def rank_char(rank: int) -> str:
     return RANK_CHARS[rank - 2]
 
 
-_CARD_NAMES = tuple(RANK_CHARS[i // 4] + SUIT_CHARS[i % 4] for i in range(52)) + ("Jk",)
+# Canonical text of each card id. Public so that code printing many cards (transcripts)
+# can index it with ``card.id`` instead of paying a ``str()`` call per card.
+CARD_TEXT: tuple[str, ...] = (
+    tuple(RANK_CHARS[i // 4] + SUIT_CHARS[i % 4] for i in range(52)) + ("Jk",))
 
 
 def parse_rank(text: str) -> int:
@@ -90,7 +93,7 @@ class Card:
         return -1 if self.is_joker else self.id % 4
 
     def __str__(self) -> str:
-        return _CARD_NAMES[self.id]
+        return CARD_TEXT[self.id]
 
     def __repr__(self) -> str:
         return f"Card({str(self)!r})"

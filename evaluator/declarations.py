@@ -45,6 +45,7 @@ CATEGORIES: dict[str, tuple[str, ...]] = {
     ),
 }
 _ALL_CATEGORIES = frozenset(c for cats in CATEGORIES.values() for c in cats)
+_CATEGORY_RANK = {r: {c: i for i, c in enumerate(cats)} for r, cats in CATEGORIES.items()}
 _SUITED = frozenset({"flush", "straight-flush", "royal-flush"})
 _STRAIGHT_WORDS = {"small": 13, "big": 14}
 
@@ -74,7 +75,7 @@ class Declaration:
 
     @property
     def strength(self) -> tuple[int, ...]:
-        return (CATEGORIES[self.ruleset].index(self.category), *self.ranks)
+        return (_CATEGORY_RANK[self.ruleset][self.category], *self.ranks)
 
     # All four comparisons by strength (functools.total_ordering would derive ``>`` and
     # ``<=`` from ``==``, which sees the suit, and make ``flush h A > flush s A`` true).
@@ -99,6 +100,13 @@ class Declaration:
         return self.strength >= other.strength
 
     def __str__(self) -> str:
+        printed = _PRINTED.get(id(self))
+        if printed is not None and printed[0] is self:
+            return printed[1]
+        return self._compose_text()
+
+    def _compose_text(self) -> str:
+        """The text, built from the fields (``str`` looks it up for ladder declarations)."""
         words = [self.category]
         if self.suit is not None:
             words.append(SUIT_CHARS[self.suit])
@@ -157,10 +165,18 @@ def _enumerate(ruleset: str) -> list[Declaration]:
     return [Declaration(d.ruleset, d.category, d.ranks, d.suit, i) for i, d in enumerate(out)]
 
 
+# id() of each ladder Declaration -> (the Declaration, its text). Transcripts print
+# every declaration, and composing the words each time was most of ``to_dict``'s cost.
+# The Declaration is kept in the value, so its id() cannot be reused by another object.
+_PRINTED: dict[int, tuple[Declaration, str]] = {}
+
+
 @cache
 def ladder(ruleset: str) -> tuple[Declaration, ...]:
     """Every declaration of the ruleset, weakest first; ``ladder(r)[i].id == i``."""
-    return tuple(_enumerate(check_ruleset(ruleset)))
+    out = tuple(_enumerate(check_ruleset(ruleset)))
+    _PRINTED.update((id(d), (d, d._compose_text())) for d in out)
+    return out
 
 
 def declarations(ruleset: str) -> tuple[Declaration, ...]:

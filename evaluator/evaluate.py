@@ -189,6 +189,27 @@ def exists(declaration: DeclarationLike, cards: CardsLike, ruleset: str = "offic
     return reference.check(req, mask, joker)
 
 
+def pool_bits(groups: Iterable[Iterable[Card]]) -> int:
+    """The cards of ``groups`` (the hands, say, and the community card in a tuple) as one
+    bitmask over card ids (bit ``id`` set per card, the joker's too): the pool form that
+    ``exists_bits`` takes. The cards are trusted: distinct Cards of the deck (a repeated
+    card would carry into the next bit)."""
+    return sum([_BITS[c.id] for cards in groups for c in cards])
+
+
+def exists_bits(declaration: Declaration, bits: int) -> bool:
+    """``exists`` for a pool given as ``pool_bits`` and a Declaration of its ruleset.
+
+    For callers that already hold valid pools, such as the engine at every call: it
+    skips the parsing and checking that ``exists`` does on arbitrary input.
+    """
+    fast = _FAST.get(declaration.ruleset) or _fast(declaration.ruleset)
+    req = fast.by_ident.get(id(declaration))
+    if req is None:
+        req = _requirement(declaration)
+    return reference.check(req, bits & reference.CARD_BITS, bits >> JOKER_ID)
+
+
 def best(cards: CardsLike, ruleset: str) -> Declaration | None:
     """The strongest declaration that exists among the cards, or None."""
     fast = _fast(ruleset)

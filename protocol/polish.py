@@ -119,6 +119,28 @@ class View:
     history: tuple[tuple[int, Declaration], ...]
     time_left_ms: int | None = field(default=None, compare=False)
 
+    @staticmethod
+    def build(
+        ruleset: str, seat: int, players: int, round: int, cap: int, hand: tuple[Card, ...],
+        community: Card | None, counts: tuple[int, ...], active: tuple[bool, ...],
+        opener: int, history: tuple[tuple[int, Declaration], ...],
+        time_left_ms: int | None = None,
+    ) -> View:
+        """The same View as ``View(...)`` of these fields, built several times faster, for
+        the engine, which builds one per decision.
+
+        A frozen dataclass's ``__init__`` pays an ``object.__setattr__`` call per field.
+        Here the fields go into a plain object with the very same slots, which then
+        becomes a View: CPython allows ``__class__`` assignment between classes whose
+        slot layouts are identical, and raises TypeError if they ever differ.
+        """
+        v = _ViewFields()
+        v.ruleset, v.seat, v.players, v.round, v.cap = ruleset, seat, players, round, cap
+        v.hand, v.community, v.counts, v.active = hand, community, counts, active
+        v.opener, v.history, v.time_left_ms = opener, history, time_left_ms
+        v.__class__ = View
+        return v  # type: ignore[return-value]
+
     @property
     def last(self) -> Declaration | None:
         return self.history[-1][1] if self.history else None
@@ -160,6 +182,12 @@ class View:
         except (KeyError, TypeError, ValueError, CardError, DeclarationError,
                 RulesetError) as exc:
             raise ActionError(f"malformed view: {exc!r}"[:200]) from None
+
+
+class _ViewFields:
+    """View's slots, writable: what ``View.build`` fills before it becomes a View."""
+
+    __slots__ = View.__slots__
 
 
 @dataclass(frozen=True, slots=True)

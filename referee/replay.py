@@ -102,14 +102,12 @@ def replay(
             raise ReplayMismatch(i, raw, None, f"not an event: {exc}") from None
     done = 0  # events of the transcript already matched
     while True:
-        emitted = engine.events
-        for i in range(done, len(emitted)):
+        for i, event in enumerate(engine.events_since(done), start=done):
             if i >= len(expected):
-                raise ReplayMismatch(i, None, emitted[i], "the transcript ends early")
-            if emitted[i] != expected[i]:
-                raise ReplayMismatch(i, expected[i], emitted[i],
-                                     _difference(expected[i], emitted[i]))
-        done = len(emitted)
+                raise ReplayMismatch(i, None, event, "the transcript ends early")
+            if event != expected[i]:
+                raise ReplayMismatch(i, expected[i], event, _difference(expected[i], event))
+        done = engine.event_count
         if done == len(expected):
             return engine
         try:

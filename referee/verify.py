@@ -24,14 +24,14 @@ When ``config.json`` is there, each game's seed and seating must also be the run
 >>> journal.append(record, [e.to_dict() for e in g.events])
 >>> journal.close()
 >>> verify_run(run)
-VerifyReport(games=1, rounds=9, faults=0)
+VerifyReport(games=1, rounds=6, faults=0)
 >>> record["order"].reverse()
 >>> (run / "games.jsonl").write_text(json.dumps(record) + "\\n") > 0
 True
 >>> verify_run(run)
 Traceback (most recent call last):
 ...
-referee.verify.VerifyError: game 0: order ['bob', 'alice'] but the transcript gives ['alice', 'bob']
+referee.verify.VerifyError: game 0: order ['alice', 'bob'] but the transcript gives ['bob', 'alice']
 >>> shutil.rmtree(run)
 """
 

@@ -60,6 +60,12 @@ def test_every_card_id_round_trips() -> None:
         assert parse_card(str(card)).id == i
 
 
+def test_card_text_table_matches_the_cards() -> None:
+    assert len(evaluator.CARD_TEXT) == 53
+    for i, text in enumerate(evaluator.CARD_TEXT):
+        assert str(Card(i)) == text and parse_card(text) == Card(i)
+
+
 @pytest.mark.parametrize(
     ("text", "canonical"),
     [("10d", "Td"), ("td", "Td"), ("TD", "Td"), ("10D", "Td"), ("JK", "Jk"), ("jk", "Jk"),
@@ -148,6 +154,17 @@ def test_every_declaration_round_trips(ruleset: str) -> None:
         assert parse_declaration(i, ruleset) is d
         assert parse_declaration(d, ruleset) is d
         assert evaluator.from_id(i, ruleset) is d
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_looked_up_text_equals_the_composed_text(ruleset: str) -> None:
+    # str() of a ladder declaration is a table lookup; one built by hand (not from the
+    # ladder, whatever its id) composes its words.
+    for d in ladder(ruleset):
+        assert str(d) == d._compose_text()
+        twin = Declaration(d.ruleset, d.category, d.ranks, d.suit, d.id)
+        assert twin == d and twin is not d and str(twin) == str(d)
+        assert str(Declaration(d.ruleset, d.category, d.ranks, d.suit)) == str(d)
 
 
 @pytest.mark.parametrize(

@@ -6,13 +6,14 @@ Every test drives the real engine; scripted rounds fix the cards with ``set_hand
 from __future__ import annotations
 
 import random
-from dataclasses import fields
+from dataclasses import FrozenInstanceError, fields
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaluator import Card, ladder, parse_cards, parse_declaration
+from evaluator import Card, deck_cards, format_cards, ladder, parse_cards, parse_declaration
+from protocol.polish import View
 from referee.games.polish import (
     Call,
     Called,
@@ -34,6 +35,7 @@ from referee.games.polish import (
     WrongDeclaration,
     event_from_dict,
     parse_action,
+    slot_size,
 )
 
 OFFICIAL_CAPS = {6: 3, 5: 4, 4: 5, 3: 5, 2: 5}
@@ -467,6 +469,38 @@ def test_set_hands_only_before_the_first_declaration() -> None:
         game.set_hands(["2c", "2d", "2h"])
 
 
+# ------------------------------------------------------ what the engine hands out
+
+
+def test_views_and_events_are_the_usual_frozen_objects() -> None:
+    # The engine builds them without their __init__ (for speed): they must be
+    # indistinguishable from objects built the usual way.
+    game = PolishPoker("official", 3, seed=23)
+    play(game, "pair 9", "call", "high T")
+    view = game.view(2)
+    usual = View(**{f.name: getattr(view, f.name) for f in fields(View)})
+    assert type(view) is View and view == usual and hash(view) == hash(usual)
+    assert repr(view) == repr(usual)
+    with pytest.raises(FrozenInstanceError):
+        view.seat = 0  # type: ignore[misc]
+    for e in game.events:
+        usual_event = type(e)(*(getattr(e, f.name) for f in fields(e)))
+        assert type(e) is type(usual_event) and e == usual_event
+        assert hash(e) == hash(usual_event) and repr(e) == repr(usual_event)
+        with pytest.raises(FrozenInstanceError):
+            e.round = 0  # type: ignore[misc]
+
+
+def test_event_count_and_events_since() -> None:
+    game = PolishPoker("polacco", 3, seed=24)
+    play(game, "pair 2", "call")
+    assert game.event_count == len(game.events) > 3
+    assert game.events_since(2) == game.events[2:]
+    assert game.events_since(game.event_count) == []
+    game.events.clear()  # a copy: the transcript is unchanged
+    assert game.event_count == len(game.events) > 3
+
+
 # -------------------------------------------------------------- player counts
 
 
@@ -486,17 +520,127 @@ def test_unknown_ruleset_is_refused() -> None:
 # ---------------------------------------------------------------------- dealing
 
 
-def test_deal_is_the_documented_seeded_shuffle() -> None:
-    from evaluator import deck_cards
+def documented_deals(ruleset: str, players: int, seed: int,
+                     counts_per_round: list[tuple[int, ...]]) -> list[tuple]:
+    """(hands, community) of rounds 1, 2, ... with these counts, as the engine's module
+    docstring specifies the deal, written out plainly: the oracle for the engine."""
+    rng = random.Random(seed)
+    deck = list(deck_cards(ruleset))
+    n = len(deck)
+    c = 1 if ruleset == "official" else 0
+    slot = POLACCO_CAPS[players] if ruleset == "polacco" else (5 if players <= 4 else 4)
+    size = c + players * slot
+    out = []
+    for counts in counts_per_round:
+        bits = rng.getrandbits(32 * size)
+        w = [(bits >> (32 * i)) & 0xFFFFFFFF for i in range(size)]
+        order = deck[:]
+        for i in range(size):
+            j = i + (w[i] * (n - i) >> 32)
+            order[i], order[j] = order[j], order[i]
+        spare = [order[p] for p in range(c, size) if counts[(p - c) % players] == 0]
+        hands = []
+        for s, m in enumerate(counts):
+            mine = [order[c + s + j * players] for j in range(min(m, slot))]
+            extra = max(0, m - slot)
+            mine += spare[:extra]
+            del spare[:extra]
+            hands.append(tuple(sorted(mine, key=lambda card: card.id)))
+        out.append((tuple(hands), order[0] if c else None))
+    return out
 
-    game = PolishPoker("official", 3, seed=42)
-    lose_by_fault(game, 1)
-    cards = list(deck_cards("official"))
-    random.Random("42/2").shuffle(cards)
-    assert game.hand(0) == tuple(sorted(cards[0:1], key=lambda c: c.id))
-    assert game.hand(1) == tuple(sorted(cards[1:3], key=lambda c: c.id))
-    assert game.hand(2) == tuple(sorted(cards[3:4], key=lambda c: c.id))
-    assert game.community == cards[4]
+
+def deals(game: PolishPoker) -> list[Dealt]:
+    return [e for e in game.events if isinstance(e, Dealt)]
+
+
+TABLES = [("official", n) for n in range(2, 7)] + [("polacco", n) for n in range(3, 9)]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(TABLES), st.integers(-2**70, 2**70), st.integers(0, 2**32))
+def test_every_deal_is_the_documented_one(table: tuple[str, int], seed: int,
+                                          action_seed: int) -> None:
+    ruleset, players = table
+    # many faults: counts grow fast, so the deepest slots (and spare cards) are dealt
+    game = random_game(ruleset, players, seed, random.Random(action_seed), fault_rate=0.3)
+    dealt = deals(game)
+    assert [e.round for e in dealt] == list(range(1, len(dealt) + 1))
+    want = documented_deals(ruleset, players, seed, [e.counts for e in dealt])
+    assert [(e.hands, e.community) for e in dealt] == want
+    for e in dealt:
+        assert [len(h) for h in e.hands] == list(e.counts)
+        assert all(list(h) == sorted(h, key=lambda card: card.id) for h in e.hands)
+        cards = [card for h in e.hands for card in h] + [e.community] * (e.community is not None)
+        assert len(set(cards)) == len(cards)
+
+
+def test_known_deals() -> None:
+    # Pinned, so that a change to the deal (which would break replays of old
+    # transcripts) cannot pass unnoticed by changing the oracle along with the engine.
+    game = PolishPoker("polacco", 3, seed=11)
+    game.fault(1, "timeout")
+    assert [[format_cards(h) for h in e.hands] for e in deals(game)] == [
+        ["7s", "Kd", "9d"], ["8c", "5c Td", "Tc"]]
+    game = PolishPoker("official", 6, seed=2**40 + 3)
+    assert [format_cards(h) for h in game.events[0].hands] == ["9h", "Qh", "Ad", "9c", "Kc", "Jk"]
+    assert str(game.community) == "Td"
+
+
+@pytest.mark.parametrize(("players", "out"), [(5, (4,)), (6, (1, 4))])
+def test_official_cards_beyond_a_slot_come_from_the_slots_of_seats_out(
+        players: int, out: tuple[int, ...]) -> None:
+    # 5-6 seats have slots of 4 (6 x 5 + 1 > 25 cards); once 4 are left, a seat can hold 5.
+    assert slot_size("official", players) == 4
+    game = PolishPoker("official", players, seed=players)
+    for seat in out:
+        lose_by_fault(game, seat, game.cap - game.counts[seat] + 1)
+        assert not game.active[seat]
+    assert game.cap == 5
+    for seat in game.active_seats:
+        lose_by_fault(game, seat, 4)
+    counts = tuple(0 if s in out else 5 for s in range(players))
+    assert game.counts == counts  # every seat still in holds one card more than its slot
+    dealt = deals(game)
+    assert [(e.hands, e.community) for e in dealt] == documented_deals(
+        "official", players, players, [e.counts for e in dealt])
+    assert len({c for h in dealt[-1].hands for c in h} | {dealt[-1].community}) == 21
+
+
+def test_a_seats_cards_depend_only_on_seed_round_seat_and_count() -> None:
+    # One seed, round 3 reached by different losers: counts (1, 3, 1, 1) and (1, 2, 2, 1).
+    a = PolishPoker("official", 4, seed=99)
+    lose_by_fault(a, 1, 2)
+    b = PolishPoker("official", 4, seed=99)
+    b.fault(2, "timeout")
+    b.fault(1, "timeout")
+    assert a.round == b.round == 3
+    assert a.hand(0) == b.hand(0) and a.hand(3) == b.hand(3)
+    assert a.community == b.community
+    # Different counts: the first cards of the seat's slot, as many as it holds.
+    assert set(b.hand(1)) < set(a.hand(1)) and set(a.hand(2)) < set(b.hand(2))
+
+
+def test_the_draw_of_a_round_does_not_depend_on_earlier_rounds() -> None:
+    # Round 3 with counts (2, 2, 1, 1): reached by faults, or by two played rounds on
+    # hands set by hand. The whole deal of round 3 is the same.
+    a = PolishPoker("official", 4, seed=5)
+    a.fault(0, "timeout")
+    a.fault(1, "timeout")
+    b = PolishPoker("official", 4, seed=5)
+    b.set_hands(["9c", "9d", "9h", "9s"], "Jk")
+    b.apply("five A")  # seat 1 is deemed to call; there are no five aces: seat 0 loses
+    b.apply("five A")  # seat 1 opens round 2 and loses the same way
+    assert a.counts == b.counts == (2, 2, 1, 1)
+    assert a.events[-1] == b.events[-1] and a.round == 3
+    # A forfeit instead of a lost round: the others' cards do not change.
+    c = PolishPoker("official", 4, seed=5)
+    lose_by_fault(c, 2, 2)
+    d = PolishPoker("official", 4, seed=5)
+    d.fault(2, "timeout")
+    d.forfeit(2, "crash")
+    assert c.round == d.round == 3 and d.counts == (1, 1, 0, 1)
+    assert all(c.hand(s) == d.hand(s) for s in (0, 1, 3)) and c.community == d.community
 
 
 def test_polacco_has_no_community_card() -> None:

@@ -24,10 +24,13 @@ from evaluator import (
     deck,
     deck_cards,
     exists,
+    exists_bits,
     exists_many,
     ladder,
+    parse_cards,
     parse_declaration,
     pool_array,
+    pool_bits,
     reference,
 )
 
@@ -512,6 +515,27 @@ def test_exists_many_equals_exists_on_random_pools(ruleset: str) -> None:
     got = exists_many(ruleset, np.arange(len(ladder(ruleset))), arr)
     for i, cards in enumerate(pools):
         assert got[i].tolist() == [exists(d, cards, ruleset) for d in ladder(ruleset)]
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+def test_exists_bits_equals_exists_on_random_pools(ruleset: str) -> None:
+    pools = _random_pools(ruleset, 60, seed=5) + _rich_pools(ruleset, 60, seed=6)
+    for cards in pools:
+        parsed = parse_cards(cards)
+        # the same pool split into groups (hands and a community card) in any way
+        groups = [parsed[:2], (), parsed[2:]]
+        bits = pool_bits(groups)
+        assert bits == sum(1 << c.id for c in parsed)
+        for d in ladder(ruleset):
+            assert exists_bits(d, bits) == exists(d, cards, ruleset), (str(d), cards)
+
+
+def test_exists_bits_takes_a_declaration_built_by_hand() -> None:
+    pair = parse_declaration("pair K", "official")
+    by_hand = evaluator.Declaration("official", "pair", (13,))
+    bits = pool_bits([parse_cards("Kd Jk")])
+    assert exists_bits(by_hand, bits) and exists_bits(pair, bits)
+    assert not exists_bits(by_hand, pool_bits([parse_cards("Kd Qd")]))
 
 
 # --------------------------------------------------------------------------- array API

@@ -3,11 +3,31 @@
 A pure, deterministic state machine: no I/O, no clock. Every state change is an event,
 and ``events`` is the game's transcript; ``referee.replay`` rebuilds a game from it.
 
-The deal (part of the replay format, never change it silently): for round ``k`` (from 1)
-the engine builds ``list(deck_cards(ruleset))`` (ascending card ids), shuffles it with
-``random.Random(f"{seed}/{k}").shuffle``, deals the active seats in ascending seat order
-as many cards as each holds (a contiguous slice each), and in ``official`` turns the next
-card up as the community card. The rest is out of play. Hands are kept sorted by card id.
+The deal (part of the replay format, never change it silently). A game draws from one
+``random.Random(seed)`` (CPython's MT19937, seeded from the 32-bit words of ``abs(seed)``).
+Every seat owns a slot of ``S`` positions, the most cards a seat can ever hold at the
+table as far as the deck has room for all the slots (``slot_size``): in ``polacco`` the
+table's cap, in ``official`` 5 with 2-4 players and 4 with 5-6. ``c`` is 1 in ``official``
+(position 0 is the community card) and 0 in ``polacco``; ``n`` is the deck's size (25, 52).
+Round ``k`` (from 1):
+
+1. takes the generator's next ``D = c + players * S`` 32-bit outputs, as
+   ``getrandbits(32 * D)``: ``w[i]`` is bits ``32 * i`` to ``32 * i + 31`` of it;
+2. runs D steps of Fisher-Yates on ``deck_cards(ruleset)`` (ascending card ids): for
+   ``i`` in ``0..D-1``, swap positions ``i`` and ``i + (w[i] * (n - i) >> 32)``;
+3. deals a seat ``s`` that holds ``m`` cards the cards at positions ``c + s + j * players``,
+   ``j < min(m, S)`` (the first ``m`` of its slot), and in ``official`` position 0 is the
+   community card. Only in ``official`` with 5 or 6 seats, when 4 or fewer are still in,
+   can a seat hold more than ``S``: its extra card comes from the slots of the seats that
+   are out, whose positions are handed out in ascending order to the seats that need one,
+   in ascending seat order.
+
+Hands are sorted by card id; the other cards are out of play. A round always takes the
+same D outputs, whatever happened before, so round k's draw is a function of (seed, k),
+and a seat's cards of (seed, k, seat, the cards it holds) (the extra cards of step 3 also
+depend on which seats are out). That is what duplicate deals need: the same seed with
+the bots rotated deals every seat the same cards in each round where the counts agree.
+``set_hands`` replaces one round's cards and changes no other round's.
 
 Decisions where the rulebook is silent (documented here and tested):
 
@@ -15,7 +35,7 @@ Decisions where the rulebook is silent (documented here and tested):
 - A fault (``fault``) is a lost round like any other: penalty card or elimination, and
   the usual opener rule (in ``polacco`` the faulting seat opens next if still in).
 - A forfeit (``forfeit``) abandons the round; nobody else is charged. The next deal is a
-  new round (next round number, so a new shuffle) opened by the abandoned round's opener,
+  new round (next round number, so a new draw) opened by the abandoned round's opener,
   or by the next active seat after them if the opener is the one who left, in both
   rulesets: an abandoned round is not a played round, so ``official`` rotation does not
   advance.
@@ -26,6 +46,8 @@ Decisions where the rulebook is silent (documented here and tested):
 >>> g = PolishPoker("official", 2, seed=7)
 >>> g.current_seat, g.cap, g.counts
 (0, 5, (1, 1))
+>>> [str(g.hand(0)[0]), str(g.hand(1)[0]), str(g.community)]
+['As', 'Td', 'Jc']
 >>> [e.to_dict()["type"] for e in g.apply("pair 9") + g.apply("call")][:3]
 ['declared', 'called', 'revealed']
 >>> g.round, g.opener
@@ -35,21 +57,26 @@ Decisions where the rulebook is silent (documented here and tested):
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+import struct
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
+from operator import attrgetter
 from typing import Any, ClassVar
 
 from evaluator import (
+    CARD_TEXT,
     Card,
     CardError,
     Declaration,
     DeclarationError,
     deck_cards,
-    exists,
+    exists_bits,
     legal_raises,
     parse_card,
     parse_cards,
     parse_declaration,
+    pool_bits,
     raise_error,
 )
 from protocol.polish import Call, Raise, View
@@ -60,7 +87,7 @@ __all__ = [
     "EngineError", "Event", "EventFormatError", "GameAlreadyOver", "GameOver",
     "IllegalAction", "NotARaise", "NotYourTurn", "NothingToCall", "PlayerCountError",
     "PolishPoker", "Raise", "Revealed", "RoundLost", "UsageError",
-    "WrongDeclaration", "event_from_dict", "parse_action",
+    "WrongDeclaration", "event_from_dict", "parse_action", "slot_size",
 ]
 PLAYER_RANGE: dict[str, tuple[int, int]] = {"official": (2, 6), "polacco": (3, 8)}
 # Card caps by number of players; official counts the players still in, polacco the
@@ -147,10 +174,6 @@ def parse_action(value: Any, ruleset: str) -> Action:
 # ---------------------------------------------------------------------------- events
 
 
-def _cards_text(cards: Iterable[Card]) -> list[str]:
-    return [str(c) for c in cards]
-
-
 @dataclass(frozen=True, slots=True)
 class Dealt:
     """A round was dealt. ``counts`` and ``hands`` per seat; 0 and () for seats out."""
@@ -163,10 +186,12 @@ class Dealt:
     community: Card | None
 
     def to_dict(self) -> dict[str, Any]:
+        # CARD_TEXT by id rather than str(): transcripts print every card dealt.
+        hands = [[CARD_TEXT[c.id] for c in h] for h in self.hands]
         return {
             "type": "dealt", "round": self.round, "opener": self.opener, "cap": self.cap,
-            "counts": list(self.counts), "hands": [_cards_text(h) for h in self.hands],
-            "community": None if self.community is None else str(self.community),
+            "counts": list(self.counts), "hands": hands,
+            "community": None if self.community is None else CARD_TEXT[self.community.id],
         }
 
 
@@ -247,6 +272,60 @@ class GameOver:
 Event = Dealt | Declared | Called | Revealed | RoundLost | Eliminated | GameOver
 
 
+# The engine builds the events of every round with these instead of the classes: a
+# frozen dataclass's __init__ pays one object.__setattr__ per field, which made event
+# construction ~15% of a game. Each builds the very same object from a plain object with
+# the event's slots, then makes it an instance of the event class (CPython allows
+# __class__ assignment between classes with identical slot layouts, and raises TypeError
+# should they ever differ), as ``View.build`` does. Rare events use the classes.
+
+
+def _slots_holder(cls: type) -> type:
+    """A plain class with the slots of ``cls``, writable."""
+    return type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__slots__})
+
+
+_DealtSlots, _DeclaredSlots, _CalledSlots, _RevealedSlots, _RoundLostSlots = map(
+    _slots_holder, (Dealt, Declared, Called, Revealed, RoundLost))
+
+
+def _dealt(round: int, opener: int, cap: int, counts: tuple[int, ...],
+           hands: tuple[tuple[Card, ...], ...], community: Card | None) -> Dealt:
+    e = _DealtSlots()
+    e.round, e.opener, e.cap, e.counts, e.hands = round, opener, cap, counts, hands
+    e.community = community
+    e.__class__ = Dealt
+    return e  # type: ignore[return-value]
+
+
+def _declared(round: int, seat: int, declaration: Declaration) -> Declared:
+    e = _DeclaredSlots()
+    e.round, e.seat, e.declaration = round, seat, declaration
+    e.__class__ = Declared
+    return e  # type: ignore[return-value]
+
+
+def _called(round: int, seat: int, automatic: bool) -> Called:
+    e = _CalledSlots()
+    e.round, e.seat, e.automatic = round, seat, automatic
+    e.__class__ = Called
+    return e  # type: ignore[return-value]
+
+
+def _revealed(round: int, declaration: Declaration, exists: bool) -> Revealed:
+    e = _RevealedSlots()
+    e.round, e.declaration, e.exists = round, declaration, exists
+    e.__class__ = Revealed
+    return e  # type: ignore[return-value]
+
+
+def _round_lost(round: int, seat: int, reason: str) -> RoundLost:
+    e = _RoundLostSlots()
+    e.round, e.seat, e.reason = round, seat, reason
+    e.__class__ = RoundLost
+    return e  # type: ignore[return-value]
+
+
 def _get(d: Mapping[str, Any], key: str, kind: type) -> Any:
     if key not in d:
         raise EventFormatError(f"{d.get('type')} event without {key!r}")
@@ -314,6 +393,104 @@ def _official_cap(players_in: int) -> int:
     return _OFFICIAL_CAP.get(players_in, 5)
 
 
+def slot_size(ruleset: str, players: int) -> int:
+    """Positions of each seat's slot in the deal: the most cards a seat can ever hold at
+    this table, as far as the deck has room for every seat's slot and the community card.
+
+    >>> [slot_size("official", p) for p in range(2, 7)], slot_size("polacco", 8)
+    ([5, 5, 5, 4, 4], 3)
+    """
+    if ruleset == "polacco":
+        return _POLACCO_CAP[players]  # fixed for the whole game
+    largest_cap = _official_cap(2)  # once 4 or fewer are in
+    return min(largest_cap, (len(deck_cards(ruleset)) - 1) // players)
+
+
+_CARD_ID = attrgetter("id")
+
+
+class _Layout:
+    """The deal's constants of one table (ruleset, players), built once per table."""
+
+    def __init__(self, ruleset: str, players: int) -> None:
+        self.deck = list(deck_cards(ruleset))  # copied for each round's shuffle
+        self.players = players
+        self.first = 1 if ruleset == "official" else 0  # position 0: the community card
+        self.slot = slot_size(ruleset, players)
+        self.positions = self.first + players * self.slot  # words drawn every round
+        # cuts[s][m]: the positions of the first m cards of seat s's slot
+        self.cuts = [[slice(self.first + s, self.first + s + m * players, players)
+                      for m in range(self.slot + 1)] for s in range(players)]
+        self.rows = struct.Struct(f"<{self.positions}I").iter_unpack
+
+
+_layout = cache(_Layout)
+
+
+class _Dealer:
+    """The deal of one game, as the module docstring specifies it."""
+
+    # Rounds whose words are drawn at once: the same words, in the same order, as one
+    # draw per round, with fewer calls.
+    BATCH = 8
+
+    def __init__(self, ruleset: str, players: int, seed: int) -> None:
+        self._table = _layout(ruleset, players)
+        self._rng = random.Random(seed)
+        self._words: Iterator[tuple[int, ...]] = iter(())  # the batch's rounds not dealt
+
+    def next_round(
+        self, counts: Sequence[int]
+    ) -> tuple[tuple[tuple[Card, ...], ...], Card | None]:
+        """The next round's hands (one per seat, ``counts[s]`` cards; 0 for a seat that
+        is out) and community card."""
+        table = self._table
+        deepest = max(counts)
+        if deepest > table.slot:
+            order = self._draw(table.positions)
+            held = self._with_spares(order, counts)
+        else:
+            # Fisher-Yates fixes position i at step i: the steps past the deepest slot
+            # position in use would not change any card dealt.
+            order = self._draw(table.first + table.players * deepest)
+            held = [order[cut[m]] for cut, m in zip(table.cuts, counts, strict=True)]
+        for h in held:
+            h.sort(key=_CARD_ID)
+        return tuple(map(tuple, held)), order[0] if table.first else None
+
+    def _draw(self, steps: int) -> list[Card]:
+        """The round's order of the deck; only the first ``steps`` positions are final."""
+        # Always the same number of words, whatever the steps: round k's draw depends on
+        # the seed and k alone.
+        words = next(self._words, None)
+        if words is None:
+            size = 4 * self._table.positions * self.BATCH
+            bits = self._rng.getrandbits(8 * size)
+            self._words = self._table.rows(bits.to_bytes(size, "little"))
+            words = next(self._words)
+        order = self._table.deck.copy()
+        n = len(order)
+        for i in range(steps):
+            j = i + (words[i] * (n - i) >> 32)
+            order[i], order[j] = order[j], order[i]
+        return order
+
+    def _with_spares(self, order: list[Card], counts: Sequence[int]) -> list[list[Card]]:
+        """Each seat's cards when some seat holds more than its slot (official, 5-6
+        seats, 4 or fewer in): the extra cards come from the slots of the seats that are
+        out, in ascending position order, to the seats in ascending order."""
+        table = self._table
+        first, players, slot = table.first, table.players, table.slot
+        spare = [order[p] for p in sorted(p for s, m in enumerate(counts) if m == 0
+                                          for p in range(first + s, table.positions, players))]
+        out = []
+        for cut, m in zip(table.cuts, counts, strict=True):
+            extra = max(0, m - slot)
+            out.append(order[cut[m - extra]] + spare[:extra])
+            del spare[:extra]
+        return out
+
+
 class PolishPoker:
     """One game of Polish Poker, from the first deal to the finishing order."""
 
@@ -331,15 +508,23 @@ class PolishPoker:
         self.players = players
         self.seed = seed
         self._deck = deck
-        self._counts = [1] * players
-        self._active = [True] * players
+        self._dealer = _Dealer(ruleset, players, seed)
+        # counts and active are kept as tuples, replaced on change: views and Dealt
+        # events hand them out as they are, many times per change.
+        self._counts = (1,) * players
+        self._active = (True,) * players
+        self._in = players  # number of active seats
+        # _next_seat[s]: the next active seat after s (looked up twice a round, changed
+        # only when a seat goes out)
+        self._next_seat = self._seat_order()
+        self._cap = self._cap_now()
         self._eliminated: list[int] = []  # seats in order of elimination
         self._events: list[Event] = []
         self._round = 0
         self._opener = 0
-        self._hands: list[tuple[Card, ...]] = [() for _ in range(players)]
+        self._hands: tuple[tuple[Card, ...], ...] = ((),) * players
         self._community: Card | None = None
-        self._history: list[tuple[int, Declaration]] = []
+        self._history: tuple[tuple[int, Declaration], ...] = ()
         self._current: int | None = None
         self._deal()
 
@@ -356,18 +541,16 @@ class PolishPoker:
     @property
     def cap(self) -> int:
         """The card cap in force now (official: by the players still in)."""
-        if self.ruleset == "official":
-            return _official_cap(sum(self._active))
-        return _POLACCO_CAP[self.players]
+        return self._cap
 
     @property
     def counts(self) -> tuple[int, ...]:
         """Cards each seat holds this round (and is dealt next round); 0 for seats out."""
-        return tuple(self._counts)
+        return self._counts
 
     @property
     def active(self) -> tuple[bool, ...]:
-        return tuple(self._active)
+        return self._active
 
     @property
     def active_seats(self) -> tuple[int, ...]:
@@ -384,7 +567,7 @@ class PolishPoker:
     @property
     def history(self) -> tuple[tuple[int, Declaration], ...]:
         """This round's declarations as (seat, declaration), oldest first."""
-        return tuple(self._history)
+        return self._history
 
     @property
     def current_seat(self) -> int | None:
@@ -402,8 +585,21 @@ class PolishPoker:
 
     @property
     def events(self) -> list[Event]:
-        """Every event since the start (a copy): the game's transcript."""
+        """Every event since the start (a copy): the game's transcript.
+
+        Code that polls for new events should use ``event_count`` and ``events_since``,
+        which do not copy the whole transcript each time.
+        """
         return list(self._events)
+
+    @property
+    def event_count(self) -> int:
+        """``len(events)``, without the copy."""
+        return len(self._events)
+
+    def events_since(self, start: int) -> list[Event]:
+        """``events[start:]``, without copying the events before ``start``."""
+        return self._events[start:]
 
     def legal_declarations(self) -> tuple[Declaration, ...]:
         """Every declaration that is a legal raise now, weakest first."""
@@ -418,13 +614,11 @@ class PolishPoker:
     def view(self, seat: int, time_left_ms: int | None = None) -> View:
         """What ``seat`` may see now: its own hand, never another's (``time_left_ms``
         is passed through for bots played in-process)."""
-        self._check_seat(seat)
-        return View(
-            ruleset=self.ruleset, seat=seat, players=self.players, round=self._round,
-            cap=self.cap, hand=self._hands[seat], community=self._community,
-            counts=self.counts, active=self.active, opener=self._opener,
-            history=self.history, time_left_ms=time_left_ms,
-        )
+        if type(seat) is not int or not 0 <= seat < self.players:
+            self._check_seat(seat)  # raises, unless an int subclass such as an IntEnum
+        return View.build(self.ruleset, seat, self.players, self._round, self._cap,
+                          self._hands[seat], self._community, self._counts, self._active,
+                          self._opener, self._history, time_left_ms)
 
     # ---------------------------------------------------------------- state changes
 
@@ -434,29 +628,37 @@ class PolishPoker:
         Raises an IllegalAction subclass, leaving the state unchanged, when the rules
         forbid it. ``seat``, if given, must be the seat to act.
         """
-        if self._current is None:
-            raise GameAlreadyOver("the game is over; no more actions")
-        if seat is not None and seat != self._current:
-            raise NotYourTurn(f"seat {seat} acted but seat {self._current} is to act")
-        act = parse_action(action, self.ruleset)
-        start = len(self._events)
         actor = self._current
-        if isinstance(act, Call):
+        if actor is None:
+            raise GameAlreadyOver("the game is over; no more actions")
+        if seat is not None and seat != actor:
+            raise NotYourTurn(f"seat {seat} acted but seat {actor} is to act")
+        # The two forms bots give most, a Declaration of this ruleset and "call", skip
+        # parse_action (which would wrap them in a Raise or Call first).
+        if type(action) is Declaration and action.ruleset == self.ruleset:
+            decl: Declaration | None = action
+        elif type(action) is str and action == "call":
+            decl = None
+        else:
+            act = parse_action(action, self.ruleset)
+            decl = None if isinstance(act, Call) else act.declaration
+        start = len(self._events)
+        if decl is None:
             if not self._history:
                 raise NothingToCall(f"seat {actor} opens the round and must declare")
-            self._emit(Called(self._round, actor, False))
+            self._events.append(_called(self._round, actor, False))
             self._resolve(actor)
             return self._events[start:]
-        decl = act.declaration
-        why = raise_error(decl, [d for _, d in self._history], self.ruleset)
-        if why is not None:
-            raise NotARaise(why)
-        self._history.append((actor, decl))
-        self._emit(Declared(self._round, actor, decl))
-        nxt = self._next_active(actor)
-        if self.ruleset == "official" and decl.category == "five":
+        if self._history:
+            why = raise_error(decl, [d for _, d in self._history], self.ruleset)
+            if why is not None:
+                raise NotARaise(why)
+        self._history += ((actor, decl),)
+        self._events.append(_declared(self._round, actor, decl))
+        nxt = self._next_seat[actor]
+        if decl.category == "five" and self.ruleset == "official":
             # Five aces: the next player is deemed to call at once.
-            self._emit(Called(self._round, nxt, True))
+            self._events.append(_called(self._round, nxt, True))
             self._resolve(nxt)
         else:
             self._current = nxt
@@ -483,10 +685,10 @@ class PolishPoker:
             raise UsageError(f"a forfeit label is a non-empty text, got {label!r}")
         start = len(self._events)
         self._eliminate(seat, FORFEIT_PREFIX + label)
-        if sum(self._active) >= 2:
+        if self._in >= 2:
             # Abandoned round: the same opener starts the new deal (see module docs).
             if not self._active[self._opener]:
-                self._opener = self._next_active(self._opener)
+                self._opener = self._next_seat[self._opener]
             self._deal()
         else:
             self._finish()
@@ -501,7 +703,8 @@ class PolishPoker:
 
         Allowed only before the round's first declaration. ``hands`` is one cards-like
         value per seat (empty for seats out) or a mapping seat -> cards for the active
-        seats. The round's ``Dealt`` event is replaced.
+        seats. The round's ``Dealt`` event is replaced. Later rounds' deals are not
+        affected (each round's draw depends on the seed and the round alone).
         """
         if self._current is None:
             raise UsageError("set_hands: the game is over")
@@ -536,14 +739,11 @@ class PolishPoker:
         if len(set(every)) != len(every):
             dup = next(c for c in every if every.count(c) > 1)
             raise UsageError(f"set_hands: card {dup} is dealt twice")
-        self._hands = parsed
+        self._hands = tuple(parsed)
         self._community = comm
         self._events[-1] = self._dealt_event()
 
     # ------------------------------------------------------------------- internals
-
-    def _emit(self, event: Event) -> None:
-        self._events.append(event)
 
     def _check_seat(self, seat: int) -> int:
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < self.players:
@@ -554,39 +754,39 @@ class PolishPoker:
         if not self._active[self._check_seat(seat)]:
             raise UsageError(f"seat {seat} is no longer in the game")
 
-    def _next_active(self, seat: int) -> int:
-        """The next active seat after ``seat``, wrapping (``seat`` need not be active)."""
-        for step in range(1, self.players + 1):
-            s = (seat + step) % self.players
-            if self._active[s]:
-                return s
-        raise AssertionError("no active seat")  # the game ends before that can happen
+    def _seat_order(self) -> list[int]:
+        """For each seat, the next active seat after it, wrapping (the seat itself need
+        not be active). At least one seat must be active."""
+        n = self.players
+        after = []
+        for seat in range(n):
+            s = (seat + 1) % n
+            while not self._active[s]:
+                s = (s + 1) % n
+            after.append(s)
+        return after
+
+    def _cap_now(self) -> int:
+        if self.ruleset == "official":
+            return _official_cap(self._in)
+        return _POLACCO_CAP[self.players]
 
     def _dealt_event(self) -> Dealt:
-        return Dealt(self._round, self._opener, self.cap, self.counts, tuple(self._hands),
-                     self._community)
+        return _dealt(self._round, self._opener, self._cap, self._counts, self._hands,
+                      self._community)
 
     def _deal(self) -> None:
         self._round += 1
-        cards = list(self._deck)
-        random.Random(f"{self.seed}/{self._round}").shuffle(cards)
-        pos = 0
-        for s in range(self.players):
-            n = self._counts[s] if self._active[s] else 0
-            self._hands[s] = tuple(sorted(cards[pos:pos + n], key=lambda c: c.id))
-            pos += n
-        self._community = cards[pos] if self.ruleset == "official" else None
-        self._history = []
+        self._hands, self._community = self._dealer.next_round(self._counts)
+        self._history = ()
         self._current = self._opener
-        self._emit(self._dealt_event())
+        self._events.append(self._dealt_event())
 
     def _resolve(self, caller: int) -> None:
         declarer, decl = self._history[-1]
-        pool = [c for h in self._hands for c in h]
-        if self._community is not None:
-            pool.append(self._community)
-        found = exists(decl, pool, self.ruleset)
-        self._emit(Revealed(self._round, decl, found))
+        pool = self._hands if self._community is None else [*self._hands, (self._community,)]
+        found = exists_bits(decl, pool_bits(pool))
+        self._events.append(_revealed(self._round, decl, found))
         if found:
             self._lose(caller, "wrong-call")
         else:
@@ -594,28 +794,34 @@ class PolishPoker:
 
     def _lose(self, seat: int, reason: str) -> None:
         """End the round with ``seat`` as loser, then deal the next round or finish."""
-        self._emit(RoundLost(self._round, seat, reason))
+        self._events.append(_round_lost(self._round, seat, reason))
         # The cap in force when the round was lost, i.e. with the players in now.
-        if self._counts[seat] >= self.cap:
+        if self._counts[seat] >= self._cap:
             self._eliminate(seat, "cards")
         else:
-            self._counts[seat] += 1
-        if sum(self._active) < 2:
+            counts = list(self._counts)
+            counts[seat] += 1
+            self._counts = tuple(counts)
+        if self._in < 2:
             self._finish()
             return
         if self.ruleset == "official":
-            self._opener = self._next_active(self._opener)
+            self._opener = self._next_seat[self._opener]
         else:
-            self._opener = seat if self._active[seat] else self._next_active(seat)
+            self._opener = seat if self._active[seat] else self._next_seat[seat]
         self._deal()
 
     def _eliminate(self, seat: int, reason: str) -> None:
-        place = sum(self._active)
-        self._active[seat] = False
-        self._counts[seat] = 0
+        place = self._in
+        self._in -= 1
+        self._cap = self._cap_now()
+        self._active = tuple([a and s != seat for s, a in enumerate(self._active)])
+        if self._in:
+            self._next_seat = self._seat_order()
+        self._counts = tuple([0 if s == seat else c for s, c in enumerate(self._counts)])
         self._eliminated.append(seat)
-        self._emit(Eliminated(self._round, seat, place, reason))
+        self._events.append(Eliminated(self._round, seat, place, reason))
 
     def _finish(self) -> None:
         self._current = None
-        self._emit(GameOver(self.finishing_order))
+        self._events.append(GameOver(self.finishing_order))
