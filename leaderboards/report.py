@@ -162,25 +162,30 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
 
 
 def complete_groups(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The records whose duplicate group is complete: a group (the games of one run that
-    replay one deal seed, ``group`` and ``group_size`` in the journal) counts only when
-    all its games are in, so the luck of the cards cancels out. Records without a group
-    stand alone.
+    """The records whose duplicate group is complete, in their order. A group is the games
+    of one run that replay one deal seed (``group``, ``group_size`` and ``seed`` in the
+    journal); it counts only when all its games are in, so that the luck of the cards
+    cancels out. Groups are told apart by group and seed, because merged runs number
+    their groups alike; a game recorded twice counts once. Records without a group stand
+    alone. ReportError for a record with a group but no group size.
 
     >>> recs = [{"game": 0, "seed": 5, "group": 0, "group_size": 2},
-    ...         {"game": 1, "seed": 5, "group": 0, "group_size": 2},
-    ...         {"game": 2, "seed": 8, "group": 1, "group_size": 2}, {"game": 3}]
+    ...         {"game": 2, "seed": 8, "group": 1, "group_size": 2},
+    ...         {"game": 1, "seed": 5, "group": 0, "group_size": 2}, {"game": 3}]
     >>> [r["game"] for r in complete_groups(recs)]
     [0, 1, 3]
     """
     recs = list(records)
-    seen: dict[tuple[Any, Any], int] = {}
+    games: dict[tuple[Any, Any], set[Any]] = {}
     for rec in recs:
-        if rec.get("group") is not None:
-            key = (rec["group"], rec.get("seed"))
-            seen[key] = seen.get(key, 0) + 1
+        if rec.get("group") is None:
+            continue
+        if "group_size" not in rec:
+            raise ReportError(f"the record of game {rec.get('game')} has a group but no "
+                              "group_size")
+        games.setdefault((rec["group"], rec.get("seed")), set()).add(rec.get("game"))
     return [rec for rec in recs if rec.get("group") is None
-            or seen[(rec["group"], rec.get("seed"))] >= rec.get("group_size", 1)]
+            or len(games[(rec["group"], rec.get("seed"))]) >= rec["group_size"]]
 
 
 def merge_settings(per_run: Sequence[Mapping[str, Any]],

@@ -24,6 +24,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -42,7 +43,7 @@ from leaderboards import (
     write_reports,
 )
 from leaderboards.sprt import Sprt
-from referee.bracket import bracket_to_dict, render_bracket
+from referee.bracket import Tables, bracket_to_dict, render_bracket
 from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, parse_size
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
@@ -50,7 +51,6 @@ from referee.journal import GAMES_FILE, JournalError, read_games
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
-from referee.schedule import TABLES_MAX, Tables
 from referee.sprt import SprtMatch, play_sprt
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
@@ -147,6 +147,8 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     allowed = game_rules("polish-poker", rules).player_range()
     if format == "tables":  # the format sizes the tables; this is the largest allowed
         players = min(TABLES_MAX, allowed[-1]) if players is None else players
+        if players > TABLES_MAX:
+            raise ConfigError(f"--format tables seats at most {TABLES_MAX} per table")
     elif format == "gauntlet":
         candidates = candidates or 1
         if not 1 <= candidates < len(specs):
@@ -185,7 +187,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         workers=min(workers, games),  # each worker has one of the games at once, or more
     )
     try:
-        make_format(config)  # the format checks what it can seat
+        make_format(config.to_dict())  # the format checks what it can seat
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     return config
@@ -312,6 +314,7 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {key: config[key] for key in keys if key in config}
 
 
+TABLES_MAX = 6  # official rules 8.4: tables of at most 6
 SETTINGS_KEYS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults", "seed")
 LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
 
@@ -518,9 +521,9 @@ def sprt(
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as)
-        config = make_config([candidate, baseline], rules, 2, max_games, seed, move_time,
-                             time_bank, concurrency, max_faults, start_timeout, out, limits,
-                             sandbox)
+        config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
+                                     move_time, time_bank, concurrency, max_faults,
+                                     start_timeout, out, limits, sandbox), format="sprt")
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
     cand = config.bots[0].name

@@ -10,15 +10,13 @@ been scheduled.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any
 
 from leaderboards.sprt import Sprt
 from referee.config import RunConfig
 from referee.runner import Runner
-from referee.schedule import ScheduledGame, swapped_pairs
 
 CANDIDATE, BASELINE = 0, 1  # bot indices in the config
 
@@ -51,14 +49,10 @@ class SprtMatch:
             self.decided_at_pairs = self.test.pairs
 
 
-def schedule(config: RunConfig, max_games: int) -> Iterator[ScheduledGame]:
-    """Swapped pairs, at most ``max_games`` games (rounded down to whole pairs)."""
-    return islice(swapped_pairs(config.seed), max_games - max_games % 2)
-
-
 def play_sprt(config: RunConfig, test: Sprt, max_games: int,
               on_update: Callable[[SprtMatch], None] | None = None) -> SprtMatch:
-    """Run the SPRT match; ``config.bots`` is (candidate, baseline), two players."""
+    """Run the SPRT match; ``config.bots`` is (candidate, baseline), two players, and
+    ``config.format`` is ``sprt``: at most ``max_games`` games (whole pairs)."""
     match = SprtMatch(test, config.bots[CANDIDATE].name)
 
     def progress(runner: Runner, record: dict[str, Any]) -> None:
@@ -68,5 +62,5 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
         if on_update:
             on_update(match)
 
-    Runner(config, progress=progress, schedule=schedule(config, max_games)).run()
+    Runner(config, progress=progress).run()
     return match

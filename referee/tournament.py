@@ -20,20 +20,22 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from importlib import metadata
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
+from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.games import GameRules, game_rules
 from referee.journal import Journal, read_games, repair_journal
-from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, Tables
+from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
 
 CONFIG_FILE = "config.json"
 ProgressFn = Callable[[Any, dict[str, Any]], None]
 
 
 class FixedSchedule:
-    """A format of one stage whose games are given (``referee sprt``'s pairs)."""
+    """A format of one stage whose games are given."""
 
     name = "fixed"
 
@@ -45,19 +47,23 @@ class FixedSchedule:
         return self._games if number == 0 else None
 
 
-def make_format(config: RunConfig) -> Format:
-    """The schedule ``config`` asks for (``--format``)."""
-    n = len(config.bots)
-    if config.format == "round-robin":
-        return RoundRobin(n, config.players, config.games, config.seed, config.duplicate)
-    if config.format == "gauntlet":
-        return Gauntlet(config.candidates, n, config.players, config.games, config.seed,
-                        config.duplicate)
-    if config.format == "tables":
-        rules = game_rules(config.game, config.rules)
-        return Tables(n, [b.name for b in config.bots], rules.player_range(), config.games,
-                      config.seed, config.duplicate)
-    raise ConfigError(f"unknown format {config.format!r}: use round-robin, gauntlet or tables")
+def make_format(config: Mapping[str, Any]) -> Format:
+    """The schedule a run's configuration asks for (``RunConfig.to_dict()``, as recorded in
+    ``config.json``): ``--format``, or the seat-swapped pairs of ``referee sprt``."""
+    kind = config.get("format", "round-robin")
+    n, seed, games = len(config["bots"]), config["seed"], config["games"]
+    duplicate = config.get("duplicate", False)
+    if kind == "round-robin":
+        return RoundRobin(n, config["players"], games, seed, duplicate)
+    if kind == "gauntlet":
+        return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate)
+    if kind == "tables":
+        rules = game_rules(config["game"], config["rules"])
+        return Tables(n, [b["name"] for b in config["bots"]], rules.player_range(), games,
+                      seed, duplicate)
+    if kind == "sprt":
+        return FixedSchedule(islice(swapped_pairs(seed), games - games % 2))
+    raise ConfigError(f"unknown format {kind!r}: use round-robin, gauntlet or tables")
 
 
 class Tournament:
@@ -72,7 +78,7 @@ class Tournament:
         self.config = config
         self.rules: GameRules = game_rules(config.game, config.rules)
         self.format: Format = FixedSchedule(schedule) if schedule is not None \
-            else make_format(config)
+            else make_format(config.to_dict())
         self.progress = progress
         self.resume = resume
         self.warn = warn

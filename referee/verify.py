@@ -45,7 +45,8 @@ from typing import Any
 from referee.games.polish import FORFEIT_PREFIX, RESOLUTION_REASONS, PolishPoker
 from referee.journal import read_games, read_transcripts
 from referee.replay import ReplayMismatch, replay
-from referee.schedule import game_seed, seatings
+from referee.schedule import ScheduledGame
+from referee.tournament import make_format
 
 
 class VerifyError(ValueError):
@@ -119,6 +120,29 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> Po
     return engine
 
 
+def scheduled_games(config: dict[str, Any], records: list[dict[str, Any]]
+                    ) -> dict[int, ScheduledGame]:
+    """The games the run's recorded configuration schedules, by index: every stage whose
+    games can be known from the journalled results (a later stage of ``tables`` cannot
+    until the one before it is complete)."""
+    fmt = make_format(config)
+    done = {r.get("game") for r in records}
+    out: dict[int, ScheduledGame] = {}
+    stage = 0
+    while True:
+        try:
+            games = fmt.stage(stage, records)
+        except ValueError:  # the stage before is unfinished, or does not check out
+            return out
+        if games is None:
+            return out
+        games = list(games)
+        out.update((g.index, g) for g in games)
+        if any(g.index not in done for g in games):
+            return out
+        stage += 1
+
+
 def verify_run(run_dir: str | Path) -> VerifyReport:
     """Re-check every game of the run in ``run_dir``; raises VerifyError at the first
     game that disagrees (a missing or unreadable journal is a ValueError too)."""
@@ -128,9 +152,7 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
     records, transcripts = read_games(run_dir), read_transcripts(run_dir)
     config_file = run_dir / "config.json"
     config = json.loads(config_file.read_text())["config"] if config_file.is_file() else None
-    schedule: list[tuple[int, ...]] = []
-    if config is not None:
-        schedule = list(seatings(len(config["bots"]), config["players"], config["games"]))
+    schedule = scheduled_games(config, records) if config is not None else {}
     seen: set[int] = set()
     rounds = faults = 0
     for rec in records:
@@ -139,11 +161,12 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
             raise VerifyError(game, "is journalled twice")
         seen.add(game)
         if config is not None:
-            if not (isinstance(game, int) and 0 <= game < len(schedule)):
-                raise VerifyError(game, f"is not a game of this run (0..{len(schedule) - 1})")
-            if rec.get("seed") != game_seed(config["seed"], game):
+            planned = schedule.get(game)
+            if planned is None:
+                raise VerifyError(game, "is not a game of this run's schedule")
+            if rec.get("seed") != planned.seed:
                 raise VerifyError(game, f"seed {rec.get('seed')} is not the run's seed for it")
-            names = [config["bots"][b]["name"] for b in schedule[game]]
+            names = [config["bots"][b]["name"] for b in planned.seating]
             if rec.get("seats") != names:
                 raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
         try:
