@@ -151,6 +151,7 @@ def table_cycle(n: int, k: int, all_subsets: bool = False) -> tuple[Block, ...]:
     every prefix where a bounded search finds such an order, else within two, three, ...
     For k = 2 it is the circle method: rounds in which every point plays at most once.
 
+    >>> from collections import Counter
     >>> cycle = table_cycle(7, 3)  # the Fano plane: every pair of points once
     >>> len(cycle), set(Counter(p for t in cycle for p in combinations(t, 2)).values())
     (7, {1})

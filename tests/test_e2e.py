@@ -56,7 +56,7 @@ CASES = {
     "official-4": Case("official", 4, (STATISTICIAN, CALLER, RANDOM, RAW),
                        ("statistician", "caller", "random_bot", "raw_spec_bot"), 12, 12),
     "polacco-3": Case("polacco", 3, (RAW, RANDOM, RANDOM),
-                      ("raw_spec_bot", "random_bot", "random_bot#2"), 9, 13),
+                      ("raw_spec_bot", "random_bot", "random_bot#2"), 12, 13),
     "polacco-5": Case("polacco", 5, (CALLER, RAW, CALLER, RANDOM, RANDOM),
                       ("caller", "raw_spec_bot", "caller#2", "random_bot", "random_bot#2"),
                       10, 14),

@@ -138,7 +138,7 @@ def test_endless_flood_does_not_stall_the_run(tmp_path, bot):
     bots = [hostile(tmp_path, bot), *good(tmp_path)]
     out = tmp_path / "run"
     started = time.monotonic()
-    proc = referee("run", "--bots", *bots, "--games", "2", "--move-time", "500ms",
+    proc = referee("run", "--bots", *bots, "--games", "2", "--no-duplicate", "--move-time", "500ms",
                    "--time-bank", "1s", "--seed", "3", "--out", str(out), cwd=tmp_path,
                    timeout=30)
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
@@ -329,7 +329,7 @@ def test_cli_run_with_hostile_bots(tmp_path):
     bots = [hostile(tmp_path, "bomb_bot"), hostile(tmp_path, "seq_bot"), *good(tmp_path,
                                                                               "caller.py")]
     out = tmp_path / "run"
-    proc = referee("run", "--bots", *bots, "--games", "4", "--concurrency", "2",
+    proc = referee("run", "--bots", *bots, "--games", "4", "--no-duplicate", "--concurrency", "2",
                    "--move-time", "200ms", "--time-bank", "1s", "--seed", "5",
                    "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, (proc.stdout, proc.stderr)
