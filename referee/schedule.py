@@ -12,7 +12,8 @@ records)`` is a pure function of its arguments:
 Duplicate deals: a *group* replays one deal seed with the seats rotated (all seat orders
 for tables of 2 or 3), so every bot of the table gets every seat's cards equally often
 and the luck of the deal cancels out within the group. A run's requested number of games is
-rounded up to whole groups; statistics use complete groups only (``leaderboards.complete_groups``).
+rounded up to whole groups; statistics use complete groups only
+(``leaderboards.complete_groups``).
 
 >>> games = RoundRobin(n_bots=3, players=2, games=5, seed=1).stage(0, [])
 >>> len(games)  # 5 rounded up to whole groups of 2
@@ -457,30 +458,6 @@ def _single_stage(number: int, games: list[ScheduledGame]) -> list[ScheduledGame
 
 
 # --------------------------------------------------------------------------- runner, verify, sprt
-
-
-def seatings(n_bots: int, players: int, games: int) -> Iterator[tuple[int, ...]]:
-    """Bot index per seat, for each of ``games`` games: each subset of bots (in
-    lexicographic order) plays one full rotation before the next. The runner's default
-    schedule and ``referee verify`` still use it (with :func:`round_robin`); the formats
-    above replace it.
-
-    >>> list(seatings(2, 2, 4))
-    [(0, 1), (1, 0), (0, 1), (1, 0)]
-    >>> list(seatings(3, 2, 6))
-    [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)]
-    """
-    subsets = list(combinations(range(n_bots), players))
-    for g in range(games):
-        subset = subsets[(g // players) % len(subsets)]
-        shift = g % players
-        yield tuple(subset[(i + shift) % players] for i in range(players))
-
-
-def round_robin(n_bots: int, players: int, games: int, run_seed: int) -> Iterator[ScheduledGame]:
-    """The runner's default schedule (see :func:`seatings`): every game its own deal."""
-    for g, seating in enumerate(seatings(n_bots, players, games)):
-        yield ScheduledGame(g, seating, game_seed(run_seed, g), g, 1)
 
 
 def swapped_pairs(run_seed: int) -> Iterator[ScheduledGame]:
