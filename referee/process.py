@@ -64,11 +64,16 @@ class BotLimits:
             os.setgroups([])
             os.setgid(ids[1])
             os.setuid(ids[0])
-        if sys.platform == "linux":
-            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        die_with_parent()
 
 
 _PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when its parent dies (elsewhere: nothing)."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class BotFileError(ValueError):

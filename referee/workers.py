@@ -29,10 +29,8 @@ workers with it, and their bots with them.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -47,7 +45,7 @@ from typing import Any
 
 from referee.config import RunConfig
 from referee.hub import HubCounters
-from referee.process import _PR_SET_PDEATHSIG
+from referee.process import die_with_parent
 from referee.runner import BotCounters, BotStartError, Runner
 from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
@@ -297,8 +295,7 @@ def main(argv: list[str]) -> None:
     """``python -m referee.workers FD PARENT_PID``: serve the main process on the
     connection ``FD``; every failure is sent to it."""
     fd, parent = int(argv[0]), int(argv[1])
-    if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    die_with_parent()
     if os.getppid() != parent:
         return  # the main process died before we asked to die with it
     conn = Connection(fd)
