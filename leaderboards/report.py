@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -111,14 +111,16 @@ class Report:
 
 def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
                  anchor: tuple[str, float] | None = None, bots: Iterable[str] = (),
-                 allow_mixed: bool = False) -> Report:
+                 allow_mixed: bool | Collection[str] = False) -> Report:
     """The report of journal records (``games.jsonl`` lines, of one run or several).
 
     ``settings``: what the records do not say (``move_ms``, ``bank_ms``, ``runs``, ...);
     a ``game``, ``rules`` or ``players`` given there must agree with the records.
     ``anchor``: put that bot at that Elo instead of centring on the pool mean. ``bots``:
     names listed even if they played no game (as unrated rows, in this order, last).
-    ``allow_mixed``: rate records of different games, rules or table sizes together."""
+    ``allow_mixed``: rate records of different games, rules or table sizes together (True),
+    or differing only in the settings named (e.g. ``("players",)`` for a tournament whose
+    tables differ in size)."""
     listed = tuple(bots)
     for i, rec in enumerate(records):
         _check_record(i, rec)
@@ -135,8 +137,9 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
 
     from_records = {key: _distinct([rec[field] for rec in recs])
                     for key, field in RECORD_SETTINGS.items()}
-    mixed = {k: v for k, v in from_records.items() if isinstance(v, tuple)}
-    if mixed and not allow_mixed:
+    mixed = {k: v for k, v in from_records.items() if isinstance(v, tuple)
+             and not (allow_mixed is True or (allow_mixed and k in allow_mixed))}
+    if mixed:
         raise ReportError(f"the records mix {_describe(mixed)}; rate them apart, or pass "
                           "allow_mixed=True to put them on one scale")
     for key, value in from_records.items():

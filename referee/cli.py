@@ -328,7 +328,8 @@ class LiveBoard:
         self.names = [b.name for b in config.bots]
         self.settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
         self.anchor = (config.baseline, 0.0) if config.baseline else None
-        self.mixed = config.format == "tables"  # its tables differ in size
+        # A tables tournament's tables may differ in size.
+        self.mixed = ("players",) if config.format == "tables" else False
         self.progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=console, transient=True)
         self.task = self.progress.add_task("games", total=total, completed=done)
@@ -449,16 +450,19 @@ def rate(
     try:
         anchor_at = parse_anchor(anchor) if anchor else None
         records: list[dict[str, Any]] = []
-        per_run = []
+        per_run, formats = [], set()
         for run_dir in run_dirs:
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
             records += read_games(run_dir, warn=lambda m: err_console.print(m, highlight=False))
             cfg = run_dir / "config.json"
-            per_run.append(run_settings(json.loads(cfg.read_text())["config"])
-                           if cfg.is_file() else {})
+            config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
+            per_run.append(run_settings(config))
+            formats.add(config.get("format"))
         settings = merge_settings(per_run, allow_mixed=allow_mixed)
-        report = build_report(records, settings, anchor=anchor_at, allow_mixed=allow_mixed)
+        # Tables tournaments have tables of several sizes by design.
+        mixed = allow_mixed or (("players",) if formats == {"tables"} else False)
+        report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))

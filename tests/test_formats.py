@@ -82,7 +82,12 @@ def test_tables_tournament_prints_and_writes_its_bracket(tmp_path: Path) -> None
     first = {b for r in records if r["stage"] == 0 for b in r["seats"]}
     assert len(first) == 7
     assert set(finals[0]["seats"]) < first
+    assert len({r["players"] for r in records}) > 1  # tables of 4 and 3, a final of 4
     assert verify_run(out).games == len(records)
+    rated = referee("rate", str(out), "--out", str(tmp_path / "rated"), cwd=tmp_path)
+    assert rated.returncode == 0, rated.stderr
+    assert json.loads((tmp_path / "rated" / "leaderboard.json").read_text())["rows"] == \
+        json.loads((out / "leaderboard.json").read_text())["rows"]
 
 
 def tables_config(out: Path, specs: list) -> RunConfig:
