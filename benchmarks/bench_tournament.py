@@ -35,20 +35,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from bench_protocol import vm_hwm_kb  # noqa: E402
+
 CALLER = str(ROOT / "bots" / "caller.py")
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
-
-
-def vm_hwm_kb(pid: int) -> int:
-    """The peak resident set of a process so far (``VmHWM``), 0 once it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
 
 
 def referee_run(out: Path, games: int, *extra: str, one_core: bool = False
