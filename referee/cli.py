@@ -317,6 +317,7 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 TABLES_MAX = 6  # official rules 8.4: tables of at most 6
 SETTINGS_KEYS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults", "seed")
 LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
+LIVE_REFIT_SHARE = 10  # ... and waits at least ten times as long as its last fit took
 
 
 class LiveBoard:
@@ -337,7 +338,7 @@ class LiveBoard:
                          transient=True)
         self.on = console.is_terminal
         self._fitting = False
-        self._last_fit = 0.0
+        self._next_fit = 0.0
 
     def report(self, records: list[dict[str, Any]]) -> Report:
         return build_report(records, self.settings, anchor=self.anchor, bots=self.names,
@@ -345,18 +346,22 @@ class LiveBoard:
 
     def on_game(self, tournament: Tournament, _record: dict[str, Any]) -> None:
         self.progress.update(self.task, completed=len(tournament.results))
-        if self.on and not self._fitting and time.monotonic() - self._last_fit > LIVE_REFIT_S:
+        if self.on and not self._fitting and time.monotonic() > self._next_fit:
             self._fitting = True
             threading.Thread(target=self._refit, args=(list(tournament.results),),
                              daemon=True).start()
 
     def _refit(self, records: list[dict[str, Any]]) -> None:
+        started = time.monotonic()
         try:
             self.live.update(Group(self.progress, rich_table(self.report(records))))
         except ReportError:
             pass  # no complete duplicate group yet
         finally:
-            self._last_fit = time.monotonic()
+            # The fit shares the interpreter with the runner's loop: as the journal grows
+            # and fits take longer, fit less often, so they never take over.
+            took = time.monotonic() - started
+            self._next_fit = time.monotonic() + max(LIVE_REFIT_S, LIVE_REFIT_SHARE * took)
             self._fitting = False
 
     def __enter__(self) -> LiveBoard:
