@@ -264,6 +264,10 @@ def resume(
     and seed, skipping the games already in its journal."""
     try:
         config = load_config(run_dir)
+        if config.format == "sprt":
+            raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
+                              "decides; it cannot be resumed (start it again: with the same "
+                              "--seed it replays the same pairs)")
         local = load_local_bots(config.bots) if config.in_process else None
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None

@@ -58,6 +58,13 @@ def test_inconclusive_at_max_games(tmp_path: Path) -> None:
     assert res.returncode == 2, res.stderr
     assert "inconclusive after 12 games" in res.stdout
     assert len(games(tmp_path)) == 12
+    # Its journal checks out against the pairs schedule; it cannot be resumed.
+    check = subprocess.run([REFEREE, "verify", str(tmp_path / "run")], capture_output=True,
+                           text=True, timeout=60)
+    assert check.returncode == 0, check.stderr
+    again = subprocess.run([REFEREE, "resume", str(tmp_path / "run")], capture_output=True,
+                           text=True, timeout=60)
+    assert again.returncode == 2 and "referee sprt" in again.stderr, again.stderr
 
 
 @pytest.mark.parametrize("args", [
