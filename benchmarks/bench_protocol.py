@@ -10,6 +10,9 @@ Measured in one run, side by side, for 2- and 4-player ``official`` games:
     the size of a real ``act`` request and ``action`` reply. The child decodes each
     request and encodes its reply, as a trivial bot must. The request is a real one:
     the simulated run's ``act`` whose encoded size is closest to the run's mean.
+    (a'') the same, but this side waits for each reply as the referee's hub does: it
+    watches the socket for a moment (``referee.hub.SPIN_S``) before it sleeps. On a VM
+    that keeps its CPU from halting; an informative row, the target stays with (a).
     (a') the same trivial children, one per seat, replaying the referee's exact wire
     traffic of the run (``game_start``, ``game_end``, round results riding on ``act``,
     and each ``act``, pre-encoded): the cost of the message pattern itself.
@@ -18,11 +21,12 @@ Measured in one run, side by side, for 2- and 4-player ``official`` games:
     end of the first game to the end of the last (the progress callback), so bot
     start-up, the bots' first-decision warm-up and shut-down are left out. CPU time
     of the referee (all its threads) and of the bots (/proc) over the same window.
-(d) (a) and (b') again with every process on one CPU: no wake-up then crosses CPUs (on
-    a VM, waking an idle virtual CPU can cost more than the work it wakes up for), so
-    these two are the work alone, and their ratio the referee's share of it.
 (c) the referee process's peak RSS (``VmHWM`` of that subprocess; its ``ru_maxrss`` too,
     which on Linux also holds the spawning process's peak), and the largest bot's.
+(d) (a) and (b') again with every process on one CPU: no wake-up then crosses CPUs (on
+    a VM, waking an idle virtual CPU can cost more than the work it wakes up for), so
+    these two are the work alone, and their ratio the referee's share of it (with
+    one usable CPU the hub does not watch the socket before it sleeps).
 
 Then one 4-player run under cProfile (another subprocess, profiling only the same
 window): the top functions by tottime in the referee process, per decision, and the
@@ -59,6 +63,7 @@ if str(ROOT) not in sys.path:
 from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import parse_bot_message  # noqa: E402
 from referee.games import PolishPokerRules  # noqa: E402
+from referee.hub import SPIN_S  # noqa: E402
 from referee.schedule import game_seed, seat_seed  # noqa: E402
 
 RULESET = "official"
@@ -214,12 +219,14 @@ def simulate(players: int, games: int) -> dict[str, Any]:
 
 
 def ping_pong(steps: list[Step], children: int, seconds: float,
-              request: dict[str, Any] | None = None, cpu: int = -1) -> dict[str, Any]:
+              request: dict[str, Any] | None = None, cpu: int = -1,
+              watch: bool = False) -> dict[str, Any]:
     """ROUTER here, ``children`` trivial DEALER children; replays ``steps`` in a cycle.
     µs per step (best and median of CHUNKS chunks) and CPU µs per step (this process +
     children). With ``request``, a second figure where this side also encodes each
     request and decodes each reply. With ``cpu`` >= 0, this process and the children
-    run on that one CPU only."""
+    run on that one CPU only. With ``watch``, this side waits for each reply as the
+    hub does: it watches the socket for up to SPIN_S, yielding, before it sleeps."""
     affinity = os.sched_getaffinity(0)
     if cpu >= 0:
         os.sched_setaffinity(0, {cpu})  # before the context's I/O thread and the children
@@ -241,6 +248,15 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
         plan = [([(idents[s], b) for s, b in pre], idents[seat], frame)
                 for pre, seat, frame in steps]
         send, recv = sock.send_multipart, sock.recv_multipart
+        pollin = int(zmq.POLLIN)
+
+        def watch_then_recv() -> list[bytes]:
+            until = time.perf_counter() + SPIN_S
+            while not sock.get(zmq.EVENTS) & pollin and time.perf_counter() < until:
+                os.sched_yield()
+            return recv()
+
+        take = watch_then_recv if watch else recv
 
         def raw(n: int) -> None:
             i, k = 0, len(plan)
@@ -249,7 +265,7 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
                 for p in pre:
                     send(p)
                 send([ident, frame])
-                recv()
+                take()
                 i = i + 1 if i + 1 < k else 0
 
         def coded(n: int) -> None:
@@ -398,10 +414,11 @@ def _is_zmq(key: tuple[str, int, str], name: str) -> bool:
 
 
 def _is_wait(key: tuple[str, int, str]) -> bool:
-    """Where the referee waits for bots: a zmq poll, or the hub's blocking recv (pyzmq's
-    compiled recv is not a profiled function: its time is its caller's)."""
-    return _is_zmq(key, "poll") or (key[2] == "_recv_frames"
-                                    and key[0].endswith(f"referee{os.sep}hub.py"))
+    """Where the referee waits for bots: a zmq poll, or the hub's watch and blocking
+    recv (pyzmq's compiled calls are no profiled functions: their time is the caller's)."""
+    return (_is_zmq(key, "poll") or "sched_yield" in key[2]
+            or (key[2] in ("_watch", "_recv_frames")
+                and key[0].endswith(f"referee{os.sep}hub.py")))
 
 
 def _area(key: tuple[str, int, str]) -> str:
@@ -498,6 +515,8 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     add("  CPU µs per round trip (both processes)", lambda r: f"{r['pp']['cpu']:.1f}")
     add("  µs per round trip, ROUTER side also en/decodes",
         lambda r: f"{r['pp']['coded']:.1f}")
+    add(f"  µs per round trip, ROUTER side waits as the hub does ({SPIN_S * 1e6:.0f} µs watch)",
+        lambda r: best_med(r["pp_watch"]))
     lines.append("(a') raw replay of the referee's exact traffic, 1 trivial child per seat")
     add("  µs per decision", lambda r: best_med(r["pattern"]))
     add("  CPU µs per decision (all processes)", lambda r: f"{r['pattern']['cpu']:.1f}")
@@ -542,13 +561,8 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
         lambda r: f"{r['raw_match']['best_chunk_us']:.1f}")
     add(f"  RATIO referee with a trivial bot / raw round trip, best/best (<= {TARGET})",
         lambda r: verdict(r["raw_match"]["best_chunk_us"] / r["pp"]["best"]))
-    lines.append(f"(d) everything on CPU {ONE_CPU} only: no wake-up crosses CPUs, so the time is "
-                 "the work (CPU)")
-    add("  raw ping-pong of (a), µs per round trip", lambda r: best_med(r["pp_cpu"]))
-    add("  referee with the trivial raw bot of (b'), µs per decision",
-        lambda r: f"{r['raw_match_cpu']['best_chunk_us']:.1f}")
-    add("  ratio (b') / (a) on one CPU, best/best",
-        lambda r: f"{r['raw_match_cpu']['best_chunk_us'] / r['pp_cpu']['best']:.2f}")
+    add("  ratio to the raw round trip that waits as the hub does, best/best",
+        lambda r: f"{r['raw_match']['best_chunk_us'] / r['pp_watch']['best']:.2f}")
     lines.append("(c) memory (fresh subprocess running only the match)")
     add("  referee peak RSS MiB, VmHWM (after imports)",
         lambda r: f"{r['match']['rss_kb'] / 1024:.1f} ({r['match']['rss_import_kb'] / 1024:.1f})")
@@ -557,13 +571,21 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     lines.append("  (*) Linux carries the parent's peak RSS over vfork + exec into ru_maxrss, so "
                  "it shows\n      max(this benchmark's RSS at spawn, the referee's own peak); "
                  "VmHWM is the referee's own")
+    lines.append(f"(d) everything on CPU {ONE_CPU} only: no wake-up crosses CPUs, so the time is "
+                 "the work (CPU)")
+    add("  raw ping-pong of (a), µs per round trip", lambda r: best_med(r["pp_cpu"]))
+    add("  referee with the trivial raw bot of (b'), µs per decision",
+        lambda r: f"{r['raw_match_cpu']['best_chunk_us']:.1f}")
+    add("  ratio (b') / (a) on one CPU, best/best",
+        lambda r: f"{r['raw_match_cpu']['best_chunk_us'] / r['pp_cpu']['best']:.2f}")
 
     d = prof["window_decisions"]
     lines += ["", f"cProfile of the referee process, one 4-player run of {prof['games']} games, "
               f"timed window only ({d:,} decisions, {prof['window_s']:.2f} s under the profiler,"
               f" {prof['window_s'] / d * 1e6:.0f} µs/decision)",
-              f"tottime: {prof['profile_total_s']:.2f} s; waiting for bots (zmq poll, hub recv) "
-              f"{prof['profile_wait_s']:.2f} s, in zmq send {prof['profile_send_s']:.2f} s",
+              f"tottime: {prof['profile_total_s']:.2f} s; waiting for bots (zmq poll, hub "
+              f"watch + recv) {prof['profile_wait_s']:.2f} s, in zmq send "
+              f"{prof['profile_send_s']:.2f} s",
               f"{'ncalls':>9} {'tottime s':>10} {'µs/decision':>12} {'cumtime s':>10}  function"]
     for row in prof["profile"]:
         lines.append(f"{row['ncalls']:>9} {row['tottime']:>10.3f} "
@@ -595,13 +617,15 @@ def main(argv: list[str] | None = None) -> int:
         sim = sims[0]  # the same games each time; keep each stage's least disturbed time
         sim["stage_us"] = {k: min(x["stage_us"][k] for x in sims) for k in sim["stage_us"]}
         pp = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, request=sim["sample"])
+        pp_watch = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, watch=True)
         pattern = ping_pong(sim["steps"], players, raw_s)
         match = match_in_subprocess(players, games[players])
         raw_match = match_in_subprocess(players, games[players], raw_bot=True)
         pp_cpu = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, cpu=ONE_CPU)
         raw_match_cpu = match_in_subprocess(players, games[players], raw_bot=True, cpu=ONE_CPU)
-        res[players] = {"sim": sim, "pp": pp, "pattern": pattern, "match": match,
-                        "raw_match": raw_match, "pp_cpu": pp_cpu, "raw_match_cpu": raw_match_cpu}
+        res[players] = {"sim": sim, "pp": pp, "pp_watch": pp_watch, "pattern": pattern,
+                        "match": match, "raw_match": raw_match, "pp_cpu": pp_cpu,
+                        "raw_match_cpu": raw_match_cpu}
     prof = match_in_subprocess(4, profile_games, profile_top=15)
     lines = report(res, prof, args.quick, note)
     lines.append(f"\nbenchmark wall time {time.perf_counter() - t_start:.1f} s; "
