@@ -10,6 +10,9 @@ Measured in one run, side by side, for 2- and 4-player ``official`` games:
     the size of a real ``act`` request and ``action`` reply. The child decodes each
     request and encodes its reply, as a trivial bot must. The request is a real one:
     the simulated run's ``act`` whose encoded size is closest to the run's mean.
+    (a'') the same, but this side waits for each reply as the referee's hub does: it
+    watches the socket for a moment (``referee.hub.SPIN_S``) before it sleeps. On a VM
+    that keeps its CPU from halting; an informative row, the target stays with (a).
     (a') the same trivial children, one per seat, replaying the referee's exact wire
     traffic of the run (``game_start``, ``game_end``, round results riding on ``act``,
     and each ``act``, pre-encoded): the cost of the message pattern itself.
@@ -20,6 +23,10 @@ Measured in one run, side by side, for 2- and 4-player ``official`` games:
     of the referee (all its threads) and of the bots (/proc) over the same window.
 (c) the referee process's peak RSS (``VmHWM`` of that subprocess; its ``ru_maxrss`` too,
     which on Linux also holds the spawning process's peak), and the largest bot's.
+(d) (a) and (b') again with every process on one CPU: no wake-up then crosses CPUs (on
+    a VM, waking an idle virtual CPU can cost more than the work it wakes up for), so
+    these two are the work alone, and their ratio the referee's share of it (with
+    one usable CPU the hub does not watch the socket before it sleeps).
 
 Then one 4-player run under cProfile (another subprocess, profiling only the same
 window): the top functions by tottime in the referee process, per decision, and the
@@ -56,6 +63,7 @@ if str(ROOT) not in sys.path:
 from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import parse_bot_message  # noqa: E402
 from referee.games import PolishPokerRules  # noqa: E402
+from referee.hub import SPIN_S  # noqa: E402
 from referee.schedule import game_seed, seat_seed  # noqa: E402
 
 RULESET = "official"
@@ -64,6 +72,7 @@ MOVE_MS, BANK_MS = 1000, 0
 TARGET = 1.5
 CHUNKS = 5  # each side is timed in chunks: best (least disturbed) and median/whole
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
+ONE_CPU = min(os.sched_getaffinity(0))  # the CPU of the one-CPU rows (d)
 
 # The trivial bot: decode every message, answer acts like caller.py. It is both the raw
 # ping-pong's child and, run by the referee, the "trivial external bot" of (b').
@@ -210,11 +219,17 @@ def simulate(players: int, games: int) -> dict[str, Any]:
 
 
 def ping_pong(steps: list[Step], children: int, seconds: float,
-              request: dict[str, Any] | None = None) -> dict[str, Any]:
+              request: dict[str, Any] | None = None, cpu: int = -1,
+              watch: bool = False) -> dict[str, Any]:
     """ROUTER here, ``children`` trivial DEALER children; replays ``steps`` in a cycle.
-    µs per step (median of three chunks) and CPU µs per step (this process + children).
-    With ``request``, a second figure where this side also encodes each request and
-    decodes each reply."""
+    µs per step (best and median of CHUNKS chunks) and CPU µs per step (this process +
+    children). With ``request``, a second figure where this side also encodes each
+    request and decodes each reply. With ``cpu`` >= 0, this process and the children
+    run on that one CPU only. With ``watch``, this side waits for each reply as the
+    hub does: it watches the socket for up to SPIN_S, yielding, before it sleeps."""
+    affinity = os.sched_getaffinity(0)
+    if cpu >= 0:
+        os.sched_setaffinity(0, {cpu})  # before the context's I/O thread and the children
     tmp = tempfile.mkdtemp(prefix="bench-zmq-")
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
@@ -233,6 +248,15 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
         plan = [([(idents[s], b) for s, b in pre], idents[seat], frame)
                 for pre, seat, frame in steps]
         send, recv = sock.send_multipart, sock.recv_multipart
+        pollin = int(zmq.POLLIN)
+
+        def watch_then_recv() -> list[bytes]:
+            until = time.perf_counter() + SPIN_S
+            while not sock.get(zmq.EVENTS) & pollin and time.perf_counter() < until:
+                os.sched_yield()
+            return recv()
+
+        take = watch_then_recv if watch else recv
 
         def raw(n: int) -> None:
             i, k = 0, len(plan)
@@ -241,7 +265,7 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
                 for p in pre:
                     send(p)
                 send([ident, frame])
-                recv()
+                take()
                 i = i + 1 if i + 1 < k else 0
 
         def coded(n: int) -> None:
@@ -286,6 +310,7 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
         except OSError:
             pass
         os.rmdir(tmp)
+        os.sched_setaffinity(0, affinity)
 
 
 # ------------------------------------------------------------------ the match (child)
@@ -299,16 +324,25 @@ def trivial_bot_file(folder: str) -> str:
     return str(path)
 
 
-def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0) -> dict[str, Any]:
+def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0,
+              cpu: int = -1) -> dict[str, Any]:
     """Runs in a fresh subprocess: one Runner run; its figures as a dict. The bots are
-    bots/caller.py through the SDK, or with ``raw_bot`` the trivial raw-protocol bot."""
+    bots/caller.py through the SDK, or with ``raw_bot`` the trivial raw-protocol bot.
+    With ``cpu`` >= 0 the referee (all its threads) and the bots it starts run on that
+    one CPU only."""
+    if cpu >= 0:
+        os.sched_setaffinity(0, {cpu})  # before any thread or bot exists: all inherit it
     from referee.config import RunConfig
     from referee.process import resolve_bots
     from referee.runner import Runner
 
     rss_import = vm_hwm_kb()
     bot_hwm: list[int] = []
-    marks: list[tuple[float, float, float]] = []  # (wall, referee CPU, bots CPU)
+    # Game k's record is marked (wall, referee CPU, bots CPU) only where a chunk of the
+    # window starts or ends: reading the bots' /proc files after every game would put
+    # the benchmark's own work into the referee's timed window.
+    bounds = [round(i * (games - 1) / CHUNKS) for i in range(CHUNKS + 1)]
+    marks: dict[int, tuple[float, float, float]] = {}
     records: list[dict[str, Any]] = []
     prof = None
     if profile_top:
@@ -317,14 +351,16 @@ def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0) -> d
         prof = cProfile.Profile()
 
     def progress(runner: Any, record: dict[str, Any]) -> None:
-        if len(records) + 1 == games:
-            if prof is not None:
-                prof.disable()
-            bot_hwm.extend(vm_hwm_kb(i.process.pid) for i in runner.instances if i.process)
-        bots_cpu = sum(proc_cpu_s(i.process.pid) for i in runner.instances if i.process)
-        marks.append((time.perf_counter(), time.process_time(), bots_cpu))
+        k = len(records)
         records.append(record)
-        if prof is not None and len(records) == 1:
+        if k + 1 == games and prof is not None:
+            prof.disable()
+        if k in bounds:
+            bots_cpu = sum(proc_cpu_s(i.process.pid) for i in runner.instances if i.process)
+            marks[k] = (time.perf_counter(), time.process_time(), bots_cpu)
+        if k + 1 == games:
+            bot_hwm.extend(vm_hwm_kb(i.process.pid) for i in runner.instances if i.process)
+        if prof is not None and k == 0:
             prof.enable()
 
     with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
@@ -338,17 +374,17 @@ def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0) -> d
         total = time.perf_counter() - t0
     rest = records[1:]
     chunks = []  # µs per decision over CHUNKS runs of consecutive games in the window
-    bounds = [round(i * len(rest) / CHUNKS) for i in range(CHUNKS + 1)]
     for a, b in zip(bounds, bounds[1:], strict=False):
         n = sum(t["decisions"] for r in rest[a:b] for t in r["timing"])
         if b > a and n:
             chunks.append((marks[b][0] - marks[a][0]) / n * 1e6)
+    first, last = marks[bounds[0]], marks[bounds[-1]]
     doc: dict[str, Any] = {
         "players": players, "games": len(records), "total_s": total,
-        "window_s": marks[-1][0] - marks[0][0], "window_games": len(rest),
+        "window_s": last[0] - first[0], "window_games": len(rest),
         "best_chunk_us": min(chunks),
         "window_decisions": sum(t["decisions"] for r in rest for t in r["timing"]),
-        "referee_cpu_s": marks[-1][1] - marks[0][1], "bots_cpu_s": marks[-1][2] - marks[0][2],
+        "referee_cpu_s": last[1] - first[1], "bots_cpu_s": last[2] - first[2],
         "in_flight_ms": sum(t["total_ms"] for r in rest for t in r["timing"]),
         "faults": sum(len(r["faults"]) for r in records),
         "rss_import_kb": rss_import, "rss_kb": vm_hwm_kb(),
@@ -368,13 +404,21 @@ def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0) -> d
         for key, v in stats.items():
             areas[_area(key)] = areas.get(_area(key), 0.0) + v[2]
         doc["profile_areas"] = sorted(areas.items(), key=lambda kv: kv[1], reverse=True)
-        doc["profile_wait_s"] = sum(v[2] for k, v in stats.items() if _is_zmq(k, "poll"))
+        doc["profile_wait_s"] = sum(v[2] for k, v in stats.items() if _is_wait(k))
         doc["profile_send_s"] = sum(v[2] for k, v in stats.items() if _is_zmq(k, "send"))
     return doc
 
 
 def _is_zmq(key: tuple[str, int, str], name: str) -> bool:
     return key[2] == name and f"zmq{os.sep}sugar" in key[0]
+
+
+def _is_wait(key: tuple[str, int, str]) -> bool:
+    """Where the referee waits for bots: a zmq poll, or the hub's watch and blocking
+    recv (pyzmq's compiled calls are no profiled functions: their time is the caller's)."""
+    return (_is_zmq(key, "poll") or "sched_yield" in key[2]
+            or (key[2] in ("_watch", "_recv_frames")
+                and key[0].endswith(f"referee{os.sep}hub.py")))
 
 
 def _area(key: tuple[str, int, str]) -> str:
@@ -405,9 +449,9 @@ def _func_name(key: tuple[str, int, str]) -> str:
 
 
 def match_in_subprocess(players: int, games: int, profile_top: int = 0,
-                        raw_bot: bool = False) -> dict[str, Any]:
+                        raw_bot: bool = False, cpu: int = -1) -> dict[str, Any]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--_match", str(players), str(games),
-           str(profile_top), str(int(raw_bot))]
+           str(profile_top), str(int(raw_bot)), str(cpu)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"match subprocess failed:\n{done.stderr[-2000:]}")
@@ -471,6 +515,8 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     add("  CPU µs per round trip (both processes)", lambda r: f"{r['pp']['cpu']:.1f}")
     add("  µs per round trip, ROUTER side also en/decodes",
         lambda r: f"{r['pp']['coded']:.1f}")
+    add(f"  µs per round trip, ROUTER side waits as the hub does ({SPIN_S * 1e6:.0f} µs watch)",
+        lambda r: best_med(r["pp_watch"]))
     lines.append("(a') raw replay of the referee's exact traffic, 1 trivial child per seat")
     add("  µs per decision", lambda r: best_med(r["pattern"]))
     add("  CPU µs per decision (all processes)", lambda r: f"{r['pattern']['cpu']:.1f}")
@@ -515,6 +561,8 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
         lambda r: f"{r['raw_match']['best_chunk_us']:.1f}")
     add(f"  RATIO referee with a trivial bot / raw round trip, best/best (<= {TARGET})",
         lambda r: verdict(r["raw_match"]["best_chunk_us"] / r["pp"]["best"]))
+    add("  ratio to the raw round trip that waits as the hub does, best/best",
+        lambda r: f"{r['raw_match']['best_chunk_us'] / r['pp_watch']['best']:.2f}")
     lines.append("(c) memory (fresh subprocess running only the match)")
     add("  referee peak RSS MiB, VmHWM (after imports)",
         lambda r: f"{r['match']['rss_kb'] / 1024:.1f} ({r['match']['rss_import_kb'] / 1024:.1f})")
@@ -523,13 +571,21 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     lines.append("  (*) Linux carries the parent's peak RSS over vfork + exec into ru_maxrss, so "
                  "it shows\n      max(this benchmark's RSS at spawn, the referee's own peak); "
                  "VmHWM is the referee's own")
+    lines.append(f"(d) everything on CPU {ONE_CPU} only: no wake-up crosses CPUs, so the time is "
+                 "the work (CPU)")
+    add("  raw ping-pong of (a), µs per round trip", lambda r: best_med(r["pp_cpu"]))
+    add("  referee with the trivial raw bot of (b'), µs per decision",
+        lambda r: f"{r['raw_match_cpu']['best_chunk_us']:.1f}")
+    add("  ratio (b') / (a) on one CPU, best/best",
+        lambda r: f"{r['raw_match_cpu']['best_chunk_us'] / r['pp_cpu']['best']:.2f}")
 
     d = prof["window_decisions"]
     lines += ["", f"cProfile of the referee process, one 4-player run of {prof['games']} games, "
               f"timed window only ({d:,} decisions, {prof['window_s']:.2f} s under the profiler,"
               f" {prof['window_s'] / d * 1e6:.0f} µs/decision)",
-              f"tottime: {prof['profile_total_s']:.2f} s; in zmq poll (waiting for bots) "
-              f"{prof['profile_wait_s']:.2f} s, in zmq send {prof['profile_send_s']:.2f} s",
+              f"tottime: {prof['profile_total_s']:.2f} s; waiting for bots (zmq poll, hub "
+              f"watch + recv) {prof['profile_wait_s']:.2f} s, in zmq send "
+              f"{prof['profile_send_s']:.2f} s",
               f"{'ncalls':>9} {'tottime s':>10} {'µs/decision':>12} {'cumtime s':>10}  function"]
     for row in prof["profile"]:
         lines.append(f"{row['ncalls']:>9} {row['tottime']:>10.3f} "
@@ -544,7 +600,7 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a ~20 s run instead of ~1 min")
-    ap.add_argument("--_match", nargs=4, type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--_match", nargs=5, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args._match:
         print(json.dumps(run_match(*args._match)))
@@ -561,11 +617,15 @@ def main(argv: list[str] | None = None) -> int:
         sim = sims[0]  # the same games each time; keep each stage's least disturbed time
         sim["stage_us"] = {k: min(x["stage_us"][k] for x in sims) for k in sim["stage_us"]}
         pp = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, request=sim["sample"])
+        pp_watch = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, watch=True)
         pattern = ping_pong(sim["steps"], players, raw_s)
         match = match_in_subprocess(players, games[players])
         raw_match = match_in_subprocess(players, games[players], raw_bot=True)
-        res[players] = {"sim": sim, "pp": pp, "pattern": pattern, "match": match,
-                        "raw_match": raw_match}
+        pp_cpu = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, cpu=ONE_CPU)
+        raw_match_cpu = match_in_subprocess(players, games[players], raw_bot=True, cpu=ONE_CPU)
+        res[players] = {"sim": sim, "pp": pp, "pp_watch": pp_watch, "pattern": pattern,
+                        "match": match, "raw_match": raw_match, "pp_cpu": pp_cpu,
+                        "raw_match_cpu": raw_match_cpu}
     prof = match_in_subprocess(4, profile_games, profile_top=15)
     lines = report(res, prof, args.quick, note)
     lines.append(f"\nbenchmark wall time {time.perf_counter() - t_start:.1f} s; "
