@@ -252,7 +252,7 @@ def test_engine_survives_any_action(ruleset, players, seed, data):
             return
         if op < 3 and g.can_call:  # legal actions, calls often, so that games end
             g.apply("call", seat=g.current_seat)
-        elif op < 5:
+        elif op < 5 and g.legal_declarations():  # none after the top of the ladder
             options = g.legal_declarations()[:8]
             g.apply(data.draw(st.sampled_from(options), label="legal"), seat=g.current_seat)
         elif op < 8:
