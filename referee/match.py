@@ -215,7 +215,9 @@ class Table:
         pending = self.pending
         assert pending is not None and self.seats[pending.seat] is inst
         self.pending = None
-        return pending.seat, (received_at - pending.sent_at) * 1000
+        # A reply stamped before its request went out was queued while the referee was
+        # busy (see Hub.poll): it took no time the referee can charge.
+        return pending.seat, max(0.0, received_at - pending.sent_at) * 1000
 
     def on_reply(self, inst: BotInstance, payload: Any, received_at: float) -> None:
         """The seat's reply to the pending request (the runner has matched the seq)."""

@@ -4,7 +4,8 @@ One thread drives everything: it launches ``concurrency`` instances of every bot
 set per game slot, reused game after game), waits on the hub for replies, fires
 deadlines, notices dead processes, and starts the next scheduled game in a free slot.
 Deadlines are measured from the moment a request is sent to the moment its reply is
-taken off the socket.
+taken off the socket (or, for a reply that waited while the loop worked for other
+tables, the moment that work began: see ``Hub.poll``).
 """
 
 from __future__ import annotations
