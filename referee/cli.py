@@ -349,15 +349,18 @@ class LiveBoard:
                             allow_mixed=self.mixed)
 
     def on_game(self, tournament: Tournament, _record: dict[str, Any]) -> None:
-        self.progress.update(self.task, completed=len(tournament.results))
+        self.progress.update(self.task, completed=tournament.played)
         if self.on and not self._fitting and time.monotonic() > self._next_fit:
             self._fitting = True
-            threading.Thread(target=self._refit, args=(list(tournament.results),),
+            threading.Thread(target=self._refit, args=(tournament.config.out,),
                              daemon=True).start()
 
-    def _refit(self, records: list[dict[str, Any]]) -> None:
+    def _refit(self, run_dir: Path) -> None:
+        """Fit the journal as it is now (the runner keeps no records in memory; a line
+        being written is a torn last line, left out)."""
         started = time.monotonic()
         try:
+            records = read_games(run_dir)
             self.live.update(Group(self.progress, rich_table(self.report(records))))
         except ReportError:
             pass  # no complete duplicate group yet
@@ -408,9 +411,11 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
+    records: list[dict[str, Any]] = []
+
     def body() -> int:
         with board, interrupts(runner):
-            runner.run()
+            records.extend(runner.run())
         return EXIT_OK
 
     code = guarded(config, body)
@@ -420,20 +425,20 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     if runner.interrupted or code == EXIT_INTERRUPTED:
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
-        err_console.print(f"interrupted: {len(runner.results)} games are in the journal"
+        err_console.print(f"interrupted: {runner.played} games are in the journal"
                           f"{abandoned}; go on with: referee resume {config.out}",
                           highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
-    if code != EXIT_OK or not runner.results:
+    if code != EXIT_OK or not records:
         return code
     try:
-        report = board.report(runner.results)
+        report = board.report(records)
     except ReportError as exc:
         raise fail(EXIT_INTERNAL, str(exc)) from None
     write_reports(report, config.out)
     console.print(rich_table(report))
     if isinstance(runner.format, Tables):
-        b = runner.format.bracket(runner.results)
+        b = runner.format.bracket(records)
         (config.out / "bracket.json").write_text(json.dumps(bracket_to_dict(b), indent=2) + "\n")
         text = render_bracket(b)
         (config.out / "bracket.txt").write_text(text + "\n")

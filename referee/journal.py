@@ -9,7 +9,7 @@ both formats.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,28 @@ def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
 
 def read_games(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
     return list(read_lines(Path(run_dir) / GAMES_FILE, warn))
+
+
+class JournalRecords(Sequence[dict[str, Any]]):
+    """A run's game records as a sequence, read from ``games.jsonl`` on first use only."""
+
+    def __init__(self, run_dir: Path):
+        self._run_dir = run_dir
+        self._records: list[dict[str, Any]] | None = None
+
+    def _all(self) -> list[dict[str, Any]]:
+        if self._records is None:
+            self._records = read_games(self._run_dir)
+        return self._records
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __getitem__(self, index):  # type: ignore[no-untyped-def]
+        return self._all()[index]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._all())
 
 
 def read_transcripts(run_dir: Path, warn: Any = None) -> dict[int, dict[str, Any]]:

@@ -27,7 +27,14 @@ from typing import Any
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.games import GameRules, game_rules
-from referee.journal import Journal, read_games, repair_journal
+from referee.journal import (
+    GAMES_FILE,
+    Journal,
+    JournalRecords,
+    read_games,
+    read_lines,
+    repair_journal,
+)
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
 
 CONFIG_FILE = "config.json"
@@ -85,7 +92,9 @@ class Tournament:
         self.stopping = False      # start no more games; finish those in progress
         self.interrupted = False   # start no more games; abandon those in progress
         self.abandoned: list[int] = []  # games left unfinished by an interrupt
-        self.results: list[dict[str, Any]] = []  # every journalled game, earlier ones too
+        self.played = 0  # games in the journal, earlier sessions' too
+        # The games an earlier session journalled (resume). Nothing else is kept per
+        # game: the journal on disk is the record, so a run of any length stays small.
         self._done: set[int] = set()
         self._journal: Journal | None = None
 
@@ -99,12 +108,13 @@ class Tournament:
         self.stopping = self.interrupted = True
 
     def run(self) -> list[dict[str, Any]]:
-        """Play every game not yet journalled; returns all journalled records."""
+        """Play every game not yet journalled; returns all journalled records (read back
+        from the journal)."""
         out = self.config.out
         if self.resume:
             repair_journal(out, self.warn)
-            self.results = read_games(out)
-            self._done = {r["game"] for r in self.results}
+            self._done = {r["game"] for r in read_lines(out / GAMES_FILE)}
+            self.played = len(self._done)
         else:
             self.write_config()
         self._journal = Journal(out)
@@ -116,7 +126,9 @@ class Tournament:
             gc.freeze()
             stage = 0
             while not self.stopping:
-                games = self.format.stage(stage, self.results)
+                # Later stages are made from the results of earlier ones, read back from
+                # the journal when (and only if) the format looks at them.
+                games = self.format.stage(stage, JournalRecords(out) if stage else [])
                 if games is None:
                     break
                 self.play(g for g in games if g.index not in self._done)
@@ -124,14 +136,13 @@ class Tournament:
         finally:
             self._journal.close()
             self.close()
-        return self.results
+        return read_games(out)
 
     def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
         """Append a finished game to the journal, then tell the progress callback."""
         assert self._journal is not None
         self._journal.append(record, events)
-        self.results.append(record)
-        self._done.add(record["game"])
+        self.played += 1
         if self.progress:
             self.progress(self, record)
 

@@ -100,10 +100,10 @@ def tables_config(out: Path, specs: list) -> RunConfig:
 def test_tables_resume_recomputes_the_later_stages(tmp_path: Path) -> None:
     specs = resolve_bots(SEVEN)
     whole = LocalRunner(tables_config(tmp_path / "whole", specs), load_local_bots(specs))
-    whole.run()
+    whole_records = whole.run()
 
     def stop_early(runner: LocalRunner, record: dict) -> None:
-        if len(runner.results) == 9:  # inside the first stage
+        if runner.played == 9:  # inside the first stage
             runner.interrupt()
 
     cut = tmp_path / "cut"
@@ -111,14 +111,14 @@ def test_tables_resume_recomputes_the_later_stages(tmp_path: Path) -> None:
     first.run()
     assert len(read_games(cut)) == 9
     again = LocalRunner(tables_config(cut, specs), load_local_bots(specs), resume=True)
-    again.run()
+    again_records = again.run()
     outcome = [(r["game"], r["stage"], r["table"], r["seats"], r["places"])
                for r in sorted(read_games(cut), key=lambda r: r["game"])]
     assert outcome == [(r["game"], r["stage"], r["table"], r["seats"], r["places"])
-                       for r in sorted(whole.results, key=lambda r: r["game"])]
+                       for r in sorted(whole_records, key=lambda r: r["game"])]
     assert isinstance(again.format, Tables)
-    assert again.format.bracket(again.results).champion == \
-        whole.format.bracket(whole.results).champion
+    assert again.format.bracket(again_records).champion == \
+        whole.format.bracket(whole_records).champion
 
 
 @pytest.mark.parametrize("args, why", [

@@ -172,7 +172,7 @@ def test_stop_finishes_the_games_in_progress_and_starts_no_more(tmp_path: Path) 
                        out=tmp_path / "run", workers=2)
 
     def progress(pool: WorkerPool, record: dict) -> None:
-        if len(pool.results) == 4:
+        if pool.played == 4:
             pool.stop()
 
     pool = WorkerPool(config, progress=progress)
