@@ -47,7 +47,7 @@ from referee.bracket import Tables, bracket_to_dict, render_bracket
 from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, parse_size
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
-from referee.journal import GAMES_FILE, JournalError, read_games
+from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
@@ -360,7 +360,7 @@ class LiveBoard:
         being written is a torn last line, left out)."""
         started = time.monotonic()
         try:
-            records = read_games(run_dir)
+            records = read_results(run_dir)
             self.live.update(Group(self.progress, rich_table(self.report(records))))
         except ReportError:
             pass  # no complete duplicate group yet
@@ -411,11 +411,9 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
-    records: list[dict[str, Any]] = []
-
     def body() -> int:
         with board, interrupts(runner):
-            records.extend(runner.run())
+            runner.run()
         return EXIT_OK
 
     code = guarded(config, body)
@@ -429,7 +427,10 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
                           f"{abandoned}; go on with: referee resume {config.out}",
                           highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
-    if code != EXIT_OK or not records:
+    if code != EXIT_OK:
+        return code
+    records = read_results(config.out)
+    if not records:
         return code
     try:
         report = board.report(records)
@@ -468,7 +469,8 @@ def rate(
         for run_dir in run_dirs:
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
-            records += read_games(run_dir, warn=lambda m: err_console.print(m, highlight=False))
+            records += read_results(run_dir,
+                                    warn=lambda m: err_console.print(m, highlight=False))
             cfg = run_dir / "config.json"
             config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
             per_run.append(run_settings(config))

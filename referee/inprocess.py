@@ -40,6 +40,7 @@ from protocol.polish import GAME
 from protocol.sdk import GameInfo, seed_everything
 from referee.config import RunConfig
 from referee.games import game_rules
+from referee.journal import read_games
 from referee.match import Match
 from referee.process import BotFileError, BotSpec
 from referee.schedule import ScheduledGame, seat_seed
@@ -196,7 +197,8 @@ def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,
         move_ms=move_ms, bank_ms=bank_ms, concurrency=1, max_faults=max_faults,
         start_timeout_ms=0, out=Path(out), format=format, duplicate=duplicate,
         in_process=True)
-    return LocalRunner(config, locals_, progress).run()
+    LocalRunner(config, locals_, progress).run()
+    return read_games(config.out)
 
 
 __all__ = ["LocalBot", "LocalRunner", "load_local_bots", "play_local"]

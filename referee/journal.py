@@ -9,9 +9,12 @@ both formats.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
+
+from leaderboards.report import VOLATILE_FIELDS
 
 GAMES_FILE = "games.jsonl"
 TRANSCRIPTS_FILE = "transcripts.jsonl"
@@ -87,8 +90,26 @@ def read_games(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
     return list(read_lines(Path(run_dir) / GAMES_FILE, warn))
 
 
+def read_results(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
+    """The game records without their timing (``VOLATILE_FIELDS``) and with their texts
+    shared: what leaderboards need, in about half the memory of ``read_games``."""
+    return [{key: _shared(value) for key, value in rec.items() if key not in VOLATILE_FIELDS}
+            for rec in read_lines(Path(run_dir) / GAMES_FILE, warn)]
+
+
+def _shared(value: Any) -> Any:
+    """``value`` with its strings interned: bot names repeat in every record."""
+    if isinstance(value, str):
+        return sys.intern(value)
+    if isinstance(value, list):
+        return [_shared(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _shared(v) for k, v in value.items()}
+    return value
+
+
 class JournalRecords(Sequence[dict[str, Any]]):
-    """A run's game records as a sequence, read from ``games.jsonl`` on first use only."""
+    """A run's game results (``read_results``) as a sequence, read on first use only."""
 
     def __init__(self, run_dir: Path):
         self._run_dir = run_dir
@@ -96,7 +117,7 @@ class JournalRecords(Sequence[dict[str, Any]]):
 
     def _all(self) -> list[dict[str, Any]]:
         if self._records is None:
-            self._records = read_games(self._run_dir)
+            self._records = read_results(self._run_dir)
         return self._records
 
     def __len__(self) -> int:

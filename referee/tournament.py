@@ -31,7 +31,6 @@ from referee.journal import (
     GAMES_FILE,
     Journal,
     JournalRecords,
-    read_games,
     read_lines,
     repair_journal,
 )
@@ -107,9 +106,8 @@ class Tournament:
         them again); the journal keeps every game that finished."""
         self.stopping = self.interrupted = True
 
-    def run(self) -> list[dict[str, Any]]:
-        """Play every game not yet journalled; returns all journalled records (read back
-        from the journal)."""
+    def run(self) -> None:
+        """Play every game not yet journalled (the journal holds the results)."""
         out = self.config.out
         if self.resume:
             repair_journal(out, self.warn)
@@ -136,7 +134,6 @@ class Tournament:
         finally:
             self._journal.close()
             self.close()
-        return read_games(out)
 
     def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
         """Append a finished game to the journal, then tell the progress callback."""
