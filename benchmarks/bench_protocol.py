@@ -106,13 +106,14 @@ ctx.term()
 Step = tuple[list[tuple[int, bytes]], int, bytes]
 
 
-def vm_hwm_kb(pid: int | str = "self") -> int:
-    """Peak RSS of a process's own address space (``VmHWM``). Unlike ``ru_maxrss``, it
-    does not inherit the parent's peak through fork/vfork + exec."""
+def vm_hwm_kb(pid: int | str = "self", field: str = "VmHWM") -> int:
+    """Peak RSS of a process's own address space (``VmHWM``; or another field of
+    /proc/PID/status, such as the current ``VmRSS``), 0 once it is gone. Unlike
+    ``ru_maxrss``, it does not inherit the parent's peak through fork/vfork + exec."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1])
     except OSError:
         pass

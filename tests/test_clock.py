@@ -1,15 +1,24 @@
-"""The hub's clock: a reply that waited on the socket while the referee was busy is not
-charged for the referee's work (real ROUTER, a real DEALER in this process)."""
+"""The bots' clock: neither the referee's own work nor time in which the referee did not
+run at all is charged to a bot (a real ROUTER and DEALER; a real run, stopped and
+continued from outside)."""
 
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import msgpack
 import zmq
 
 from referee.hub import Hub
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+from harness import REFEREE, assert_nothing_left, good  # noqa: E402
 
 
 def connected() -> tuple[Hub, zmq.Socket, object]:
@@ -62,3 +71,30 @@ def test_a_reply_the_referee_waited_for_is_stamped_when_it_came():
     finally:
         dealer.close()
         hub.close()
+
+
+def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) -> None:
+    """SIGSTOP the referee for 300 ms, several times, with a 100 ms move time and no
+    bank: the bots answered long before, but the referee could not look. No timeouts."""
+    out = tmp_path / "run"
+    caller = good(tmp_path, "caller.py")[0]
+    proc = subprocess.Popen([str(REFEREE), "run", "--bots", caller, caller, "--games", "300",
+                             "--move-time", "100ms", "--time-bank", "0", "--seed", "1",
+                             "--out", str(out)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    journal = out / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (journal.exists() and journal.read_text().count("\n") >= 5):
+        assert time.monotonic() < deadline and proc.poll() is None
+        time.sleep(0.01)
+    for _ in range(5):
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGCONT)
+        time.sleep(0.05)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    records = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert len(records) == 300
+    assert [f for r in records for f in r["faults"]] == []
+    assert_nothing_left(tmp_path)
