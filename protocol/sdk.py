@@ -19,6 +19,7 @@ randomness from them is reproducible.
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import sys
@@ -76,6 +77,10 @@ def run(
     # Seeding once now loads numpy's random module (if the bot uses numpy), which would
     # otherwise cost several milliseconds of the first game's first decision.
     seed_everything(0)
+    # What is alive now (modules, the bot's tables) lives as long as the bot: keep the
+    # collector from scanning it again, or its full collections take tens of
+    # milliseconds of some decision now and then.
+    gc.freeze()
     ctx = zmq.Context.instance()
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
