@@ -310,12 +310,17 @@ def interrupts(tournament: Tournament) -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def varying_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The settings whose records may differ within one run: a ``tables`` tournament has
+    tables of several sizes."""
+    return ("players",) if config.get("format") == "tables" else ()
+
+
 def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     """What a run's leaderboard describes, from its resolved configuration (``config.json``
-    holds the same dict). A ``tables`` run has tables of several sizes: its records say
-    which."""
-    keys = [k for k in SETTINGS_KEYS if not (k == "players" and config.get("format") == "tables")]
-    return {key: config[key] for key in keys if key in config}
+    holds the same dict); what varies within the run, its records say."""
+    varying = varying_settings(config)
+    return {key: config[key] for key in SETTINGS_KEYS if key in config and key not in varying}
 
 
 TABLES_MAX = 6  # official rules 8.4: tables of at most 6
@@ -333,8 +338,7 @@ class LiveBoard:
         self.names = [b.name for b in config.bots]
         self.settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
         self.anchor = (config.baseline, 0.0) if config.baseline else None
-        # A tables tournament's tables may differ in size.
-        self.mixed = ("players",) if config.format == "tables" else False
+        self.mixed = varying_settings(config.to_dict())
         self.progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
                                  TimeElapsedColumn(), console=console, transient=True)
         self.task = self.progress.add_task("games", total=total, completed=done)
@@ -465,7 +469,7 @@ def rate(
     try:
         anchor_at = parse_anchor(anchor) if anchor else None
         records: list[dict[str, Any]] = []
-        per_run, formats = [], set()
+        per_run, varying = [], []
         for run_dir in run_dirs:
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
@@ -474,10 +478,9 @@ def rate(
             cfg = run_dir / "config.json"
             config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
             per_run.append(run_settings(config))
-            formats.add(config.get("format"))
+            varying.append(set(varying_settings(config)))
         settings = merge_settings(per_run, allow_mixed=allow_mixed)
-        # Tables tournaments have tables of several sizes by design.
-        mixed = allow_mixed or (("players",) if formats == {"tables"} else False)
+        mixed = allow_mixed or tuple(set.intersection(*varying))  # what every run lets vary
         report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None

@@ -174,8 +174,10 @@ class Hub(Generic[Peer]):
             self._skip -= 1
             return
         until = time.perf_counter() + SPIN_S
-        while not self.sock.get(zmq.EVENTS) & _POLLIN:
+        while True:  # poll() has just looked: yield before looking again
             os.sched_yield()
+            if self.sock.get(zmq.EVENTS) & _POLLIN:
+                break
             if time.perf_counter() >= until:
                 self._skip, self._backoff = self._backoff, min(2 * self._backoff, MAX_SKIP)
                 return
