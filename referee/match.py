@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from referee.cpuwait import CpuSample
 from referee.games import GameRules
 from referee.schedule import ScheduledGame, seat_seed
 
@@ -141,7 +142,9 @@ class Pending:
     seq: int
     seat: int
     sent_at: float
-    deadline: float
+    deadline: float  # moves on while the bot waits for a CPU (``Table.overdue``)
+    budget_s: float
+    cpu: CpuSample | None  # the bot's CPU counters when it was sent, where readable
 
 
 class Table:
@@ -200,9 +203,10 @@ class Table:
         msg = {"type": "act", "view": self.rules.view_payload(self.engine, seat),
                "results": self._take_results(seat), "deadline_ms": int(budget_ms),
                "time": {"move_ms": m.move_ms, "bank_ms": int(m.clocks[seat].bank_ms)}}
+        cpu = inst.meter.sample() if inst.meter else None
         seq = inst.send(msg)
         now = time.perf_counter()
-        self.pending = Pending(seq, seat, now, now + budget_ms / 1000)
+        self.pending = Pending(seq, seat, now, now + budget_ms / 1000, budget_ms / 1000, cpu)
         if seq is None:
             self.on_crash(inst, inst.why_unreachable())
 
@@ -217,7 +221,23 @@ class Table:
         self.pending = None
         # A reply stamped before its request went out was queued while the referee was
         # busy (see Hub.poll): it took no time the referee can charge.
-        return pending.seat, max(0.0, received_at - pending.sent_at) * 1000
+        wall_s = max(0.0, received_at - pending.sent_at)
+        if wall_s * 1000 > self.match.move_ms and pending.cpu and inst.meter:
+            wall_s = inst.meter.charged_s(pending.cpu, wall_s)  # time spent waiting for a CPU
+        return pending.seat, wall_s * 1000
+
+    def overdue(self, now: float) -> bool:
+        """At or past the pending request's deadline: whether it has run out of time.
+        If the bot spent some of it waiting for a CPU (see ``referee.cpuwait``), it has
+        not: the deadline moves on by what is left, and this says False."""
+        pending = self.pending
+        assert pending is not None
+        meter = self.seats[pending.seat].meter
+        if pending.cpu is None or meter is None:
+            return True
+        grace_s = meter.grace_s(pending.cpu, now - pending.sent_at, pending.budget_s)
+        pending.deadline = now + grace_s
+        return grace_s == 0.0
 
     def on_reply(self, inst: BotInstance, payload: Any, received_at: float) -> None:
         """The seat's reply to the pending request (the runner has matched the seq)."""
@@ -241,7 +261,7 @@ class Table:
         assert pending is not None
         self.pending = None
         self.match.timeout(pending.seat, (now - pending.sent_at) * 1000,
-                           (pending.deadline - pending.sent_at) * 1000)
+                           pending.budget_s * 1000)
         self._advance()
 
     def on_crash(self, inst: BotInstance, detail: str = "process exited") -> None:

@@ -18,6 +18,7 @@ from typing import Any
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
 from referee.config import RunConfig
+from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import Table
@@ -57,6 +58,7 @@ class BotInstance:
         self.refused: str | None = None  # why its hello was refused, if it was
         self.start_deadline = 0.0
         self.table: Table | None = None
+        self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
         self._seq = 0
 
@@ -95,6 +97,9 @@ class BotInstance:
         self.process.kill(grace_s)
         self.runner.hub.forget(self)
         self.process, self.ready = None, False
+        if self.meter is not None:
+            self.meter.close()
+            self.meter = None
 
 
 class Runner(Tournament):
@@ -109,6 +114,7 @@ class Runner(Tournament):
         files and sandboxes), so that the runners of several worker processes differ."""
         super().__init__(config, progress, schedule, resume, warn)
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
+        self.carriers = ThreadWaits.referee()  # after the hub: ZeroMQ's threads exist
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
@@ -183,7 +189,8 @@ class Runner(Tournament):
             self._pump(max(0.0, wait_ms))
             now = time.perf_counter()
             for t in self.tables:
-                if t is not None and t.pending is not None and now > t.pending.deadline:
+                if t is not None and t.pending is not None and now > t.pending.deadline \
+                        and t.overdue(now):
                     t.on_timeout(now)
             if now - last_liveness > LIVENESS_EVERY_S:
                 last_liveness = now
@@ -246,6 +253,8 @@ class Runner(Tournament):
             inst = item.peer
             if item.hello:
                 inst.ready, inst.refused = item.error is None, item.error
+                if inst.ready and inst.process is not None:
+                    inst.meter = CpuMeter.open(inst.process.pid, self.carriers)
                 continue
             counters = self.counters[inst.spec.name]
             table = inst.table
@@ -266,7 +275,7 @@ class Runner(Tournament):
                 counters.stale += 1
             elif not mine:
                 counters.unsolicited += 1
-            elif item.received_at > pending.deadline:
+            elif item.received_at > pending.deadline and table.overdue(item.received_at):
                 counters.stale += 1
                 table.on_timeout(item.received_at)
             elif reply is not None:
@@ -305,4 +314,5 @@ class Runner(Tournament):
             grace = deadline - time.perf_counter() if inst.ready else 0.0
             inst.stop(grace_s=max(0.0, grace))
         self.hub.close()
+        self.carriers.close()
         self.logs.close()

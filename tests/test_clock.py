@@ -18,7 +18,7 @@ import zmq
 from referee.hub import Hub
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
-from harness import REFEREE, assert_nothing_left, good  # noqa: E402
+from harness import FAULTY, REFEREE, assert_nothing_left, good  # noqa: E402
 
 
 def connected() -> tuple[Hub, zmq.Socket, object]:
@@ -98,3 +98,49 @@ def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) ->
     assert len(records) == 300
     assert [f for r in records for f in r["faults"]] == []
     assert_nothing_left(tmp_path)
+
+
+def busy_machine(n: int = 2) -> list[subprocess.Popen]:
+    """Processes that keep ``n`` CPUs busy, in this session, which is the referee's: on
+    2 CPUs, without the CPU-wait rule, 8 games of 4 trivial bots at 50 ms get timeouts."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
+def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) -> list[dict]:
+    """A run at 50 ms a move and no bank on a busy machine; the journal's records."""
+    out = tmp_path / "run"
+    hogs = busy_machine()
+    try:
+        proc = subprocess.run(
+            [str(REFEREE), "run", "--bots", *bots, "--players", str(len(bots)),
+             "--games", str(games), "--concurrency", str(concurrency), "--move-time", "50ms",
+             "--time-bank", "0", "--seed", "3", "--out", str(out)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    assert proc.returncode == 0, proc.stderr
+    records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    assert len(records) == games
+    assert_nothing_left(tmp_path)
+    return records
+
+
+def test_time_a_bot_waited_for_a_cpu_is_not_charged(tmp_path: Path) -> None:
+    caller = good(tmp_path, "caller.py")[0]
+    records = run_loaded(tmp_path, [caller] * 4, games=200, concurrency=8)
+    assert [f for r in records for f in r["faults"]] == []
+
+
+def test_on_a_busy_machine_a_bot_that_sleeps_or_computes_too_long_still_times_out(
+        tmp_path: Path) -> None:
+    """``late`` sleeps 0.4 s, ``burner`` computes for 0.1 s of CPU time, each on its
+    first decision of every game: both time out in every game (again if the next
+    request comes while they are still at it), and nobody else does."""
+    caller = good(tmp_path, "caller.py")[0]
+    bots = [caller, str(FAULTY / "late.py"), str(FAULTY / "burner.py")]
+    records = run_loaded(tmp_path, bots, games=6, concurrency=2)
+    for rec in records:
+        faults = {(f["bot"], f["label"]) for f in rec["faults"]}
+        assert faults == {("burner", "timeout"), ("late", "timeout")}, rec["faults"]

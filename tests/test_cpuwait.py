@@ -1,0 +1,125 @@
+"""What ``referee.cpuwait`` reads from the kernel about real processes: CPU time, waits
+for a CPU, runnable threads, and processes started after the meter was opened."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from referee.cpuwait import CpuMeter, ThreadWaits
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux /proc")
+
+SPIN = "import time\nt = time.process_time()\nwhile time.process_time() - t < {s}: pass\n"
+
+
+def child(code: str, cpu: int | None = None) -> subprocess.Popen:
+    """A Python process running ``code`` in a process group of its own, pinned to
+    ``cpu`` if given."""
+    pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+    proc = subprocess.Popen([sys.executable, "-c", code], preexec_fn=pin,
+                            start_new_session=True)
+    time.sleep(0.2)  # started and imported
+    return proc
+
+
+def end(*procs: subprocess.Popen) -> None:
+    for proc in procs:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+def measure(proc: subprocess.Popen, seconds: float) -> tuple[CpuMeter, float, float]:
+    """Open a meter on ``proc``, let ``seconds`` pass: (meter, charged s, wall s)."""
+    meter = CpuMeter.open(proc.pid, ThreadWaits([]))
+    assert meter is not None
+    start, began = meter.sample(), time.perf_counter()
+    time.sleep(seconds)
+    wall = time.perf_counter() - began
+    return meter, meter.charged_s(start, wall), wall
+
+
+def test_a_sleeping_process_is_charged_its_wall_time() -> None:
+    proc = child("import time; time.sleep(30)")
+    try:
+        meter, charged, wall = measure(proc, 0.2)
+        assert charged == pytest.approx(wall, abs=0.01)
+        assert not meter.runnable()
+        assert meter.grace_s(meter.sample(), 0.3, 0.25) == 0.0  # overdue
+        meter.close()
+    finally:
+        end(proc)
+
+
+def test_a_process_that_waits_for_a_cpu_is_charged_its_cpu_time() -> None:
+    """Two spinners pinned to one CPU: each runs about half the time and waits the
+    other half; it is charged about what it ran, not the wall time."""
+    others = child(SPIN.format(s=30), cpu=0)
+    proc = child(SPIN.format(s=30), cpu=0)
+    try:
+        meter, charged, wall = measure(proc, 0.4)
+        assert 0.1 * wall < charged < 0.8 * wall
+        assert meter.runnable()
+        meter.close()
+    finally:
+        end(proc, others)
+
+
+def test_cpu_time_is_charged_however_long_the_waits() -> None:
+    """A process that computes on an idle CPU: charged its wall time, which is its CPU
+    time; its threads' waits cannot bring the charge below the CPU it used."""
+    proc = child(SPIN.format(s=30))
+    try:
+        meter, charged, wall = measure(proc, 0.3)
+        assert charged >= 0.8 * wall
+        start = meter.sample()
+        time.sleep(0.1)
+        assert meter.grace_s(start, 0.1, 0.05) == 0.0  # used its budget in CPU time
+        meter.close()
+    finally:
+        end(proc)
+
+
+def test_a_bot_that_started_a_process_since_its_meter_gets_no_grace() -> None:
+    """Its new process's CPU time cannot be counted, so it is charged wall time."""
+    code = ("import subprocess, sys, time\ntime.sleep(0.4)\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
+            "time.sleep(30)")
+    proc = child(code)
+    try:
+        meter = CpuMeter.open(proc.pid, ThreadWaits([]))
+        assert meter is not None
+        start = meter.sample()
+        assert meter.grace_s(start, 0.0, 0.05) > 0.0  # nothing spent yet
+        time.sleep(0.6)
+        assert meter.grace_s(start, 0.0, 0.05) == 0.0
+        meter.close()
+    finally:
+        end(proc)
+
+
+def test_no_meter_for_a_process_that_is_not_there() -> None:
+    assert CpuMeter.open(-1, ThreadWaits([])) is None
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    assert CpuMeter.open(proc.pid, ThreadWaits([])) is None
+
+
+def test_the_referees_carriers_are_its_thread_and_zeromqs_io_thread() -> None:
+    import zmq
+
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.ROUTER)
+    try:
+        carriers = ThreadWaits.referee()
+        assert len(carriers) == 2
+        assert carriers.total_ns() >= 0
+        carriers.close()
+    finally:
+        sock.close(0)
+        ctx.term()
