@@ -21,6 +21,9 @@ every seat, 4-player ``official`` games, round robin with duplicate deals:
 (d) timeouts at ``--concurrency 8`` with a 50 ms move time and no time bank over 2,000
     games: the trivial bots answer in well under a millisecond, so every timeout in the
     journal is spurious. Target: 0.
+(d') the same while two other processes keep both CPUs busy (in the referee's session,
+    as a build in the same terminal would be): the bots wait for a CPU, and that wait is
+    not charged (``referee.cpuwait``). Target: 0.
 """
 
 from __future__ import annotations
@@ -88,8 +91,14 @@ def main(argv: list[str] | None = None) -> int:
         local = referee_run(d / "local", local_games, "--in-process", one_core=True)
         external = referee_run(d / "external", 1_000, "--concurrency", "2")
         memory = referee_run(d / "memory", mem_games, "--concurrency", "2")
-        timing = referee_run(d / "timing", 2_000, "--concurrency", "8", "--move-time", "50ms",
-                             "--time-bank", "0")
+        fast = ("--concurrency", "8", "--move-time", "50ms", "--time-bank", "0")
+        timing = referee_run(d / "timing", 2_000, *fast)
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+        try:
+            busy = referee_run(d / "busy", 2_000, *fast)
+        finally:
+            for hog in hogs:
+                hog.kill()
     rows = [
         ("(a) in-process, one core: games/s", f"{local['games'] / local['window_s']:,.0f}",
          f"{local['games']:,} games in {local['window_s']:.2f} s; "
@@ -103,10 +112,12 @@ def main(argv: list[str] | None = None) -> int:
          f"games, {memory['late_mb']:.0f} MB after; the peak is the final leaderboard; "
          f"{memory['wall_s']:.0f} s. In-process run above: {local['peak_mb']:.0f} MB",
          "< 150 MB", memory["peak_mb"] < 150),
-        ("(d) spurious timeouts, concurrency 8, 50 ms", f"{len(timing['timeouts'])}",
-         f"{timing['games']:,} games in {timing['wall_s']:.1f} s"
-         + (f"; (game, round): {timing['timeouts'][:5]}" if timing["timeouts"] else ""),
-         "0", not timing["timeouts"]),
+        *[(label, f"{len(run['timeouts'])}", f"{run['games']:,} games in {run['wall_s']:.1f} s"
+           + (f"; (game, round): {run['timeouts'][:5]}" if run["timeouts"] else ""),
+           "0", not run["timeouts"])
+          for label, run in (("(d) spurious timeouts, concurrency 8, 50 ms", timing),
+                             ("(d') the same, both CPUs kept busy by two other processes",
+                              busy))],
     ]
     print(f"# bench_tournament ({'quick' if args.quick else 'full'}): 4-player official, "
           f"caller.py in every seat; {platform.python_version()}, {os.cpu_count()} cores\n")

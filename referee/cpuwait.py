@@ -149,21 +149,26 @@ class CpuMeter:
 
     def charged_s(self, start: CpuSample, wall_s: float) -> float:
         """What a decision that began at ``start`` and took ``wall_s`` is charged."""
-        end = self.sample()
-        return max((end.used_ns - start.used_ns) / 1e9,
-                   wall_s - (end.waited_ns - start.waited_ns) / 1e9)
+        return self._charge(start, wall_s)[0]
 
     def grace_s(self, start: CpuSample, wall_s: float, budget_s: float) -> float:
         """At a deadline: 0 if the decision is overdue, else how much longer to wait
         before looking again."""
-        end = self.sample()
-        used = (end.used_ns - start.used_ns) / 1e9
-        charged = max(used, wall_s - (end.waited_ns - start.waited_ns) / 1e9)
-        if used >= budget_s or self._grew():
-            return 0.0
+        charged, used, grew = self._charge(start, wall_s)
         if charged < budget_s:
             return budget_s - charged
-        return max(MIN_RECHECK_S, budget_s - used) if self.runnable() else 0.0
+        if used < budget_s and not grew and self.runnable():
+            return max(MIN_RECHECK_S, budget_s - used)
+        return 0.0
+
+    def _charge(self, start: CpuSample, wall_s: float) -> tuple[float, float, bool]:
+        """The charge and the CPU time used since ``start``, and whether the bot has
+        started processes since its meter opened (it is then charged its wall time)."""
+        end = self.sample()
+        used = (end.used_ns - start.used_ns) / 1e9
+        if self._grew():
+            return max(used, wall_s), used, True
+        return max(used, wall_s - (end.waited_ns - start.waited_ns) / 1e9), used, False
 
     def _grew(self) -> bool:
         """Whether the bot has started processes that are not watched."""

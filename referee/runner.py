@@ -5,11 +5,13 @@ set per game slot, reused game after game), waits on the hub for replies, fires
 deadlines, notices dead processes, and starts the next scheduled game in a free slot.
 Deadlines are measured from the moment a request is sent to the moment its reply is
 taken off the socket (or, for a reply that waited while the loop worked for other
-tables, the moment that work began: see ``Hub.poll``).
+tables, the moment that work began: see ``Hub.poll``), less the time the bot waited for
+a CPU (``referee.cpuwait``).
 """
 
 from __future__ import annotations
 
+import resource
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -33,6 +35,15 @@ STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
 MAX_RESTARTS = 5  # per instance; after that its seats forfeit at once
 _NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
+
+
+def raise_open_files_limit() -> None:
+    """Every bot process holds a few of the referee's file descriptors (its pipes, its
+    connection, its CPU counters): a large field needs more than the usual soft limit
+    of 1,024, and the hard limit is there for the asking."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:  # infinity: no soft value is safe
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 class BotStartError(RuntimeError):
@@ -113,6 +124,7 @@ class Runner(Tournament):
         ``first_slot`` numbers this runner's slots from there (in bot labels, so log
         files and sandboxes), so that the runners of several worker processes differ."""
         super().__init__(config, progress, schedule, resume, warn)
+        raise_open_files_limit()
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
         self.carriers = ThreadWaits.referee()  # after the hub: ZeroMQ's threads exist
         self.logs = LogPump(config.limits.log_bytes)

@@ -94,10 +94,12 @@ def test_a_bot_that_started_a_process_since_its_meter_gets_no_grace() -> None:
     try:
         meter = CpuMeter.open(proc.pid, ThreadWaits([]))
         assert meter is not None
-        start = meter.sample()
-        assert meter.grace_s(start, 0.0, 0.05) > 0.0  # nothing spent yet
+        start, began = meter.sample(), time.perf_counter()
+        assert meter.grace_s(start, 0.0, 1.0) > 0.0  # nothing spent yet
         time.sleep(0.6)
-        assert meter.grace_s(start, 0.0, 0.05) == 0.0
+        wall = time.perf_counter() - began
+        assert meter.charged_s(start, wall) == wall
+        assert meter.grace_s(start, wall, 0.5) == 0.0
         meter.close()
     finally:
         end(proc)
