@@ -9,9 +9,9 @@ time is charged
     max(CPU time of the bot's processes, wall time - waits for a CPU)
 
 where the waits are those of the bot's threads and of the referee's own threads that
-carry its messages (its main thread, ZeroMQ's I/O threads). On an idle machine that is
-the wall time. The floor keeps a bot from buying time with threads of its own that keep
-its other threads waiting: whatever its processes compute is charged.
+carry its messages (its main thread, its ZeroMQ context's threads). On an idle machine
+that is the wall time. The floor keeps a bot from buying time with threads of its own
+that keep its other threads waiting: whatever its processes compute is charged.
 
 The kernel adds a wait to the count when it ends, so at a deadline a bot with a thread
 that is runnable right now may be waiting in a way not counted yet: it is looked at again
@@ -57,6 +57,14 @@ def _tasks(pid: int) -> list[int]:
     return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
 
 
+def threads_of_this_process() -> set[int]:
+    """The thread ids of this process; empty where /proc is missing."""
+    try:
+        return set(_tasks(os.getpid()))
+    except OSError:
+        return set()
+
+
 def _tree(root: int) -> list[int]:
     """``root`` and its descendants (through every thread's ``children``)."""
     found, todo = [], [root]
@@ -85,14 +93,12 @@ class ThreadWaits:
             raise
 
     @classmethod
-    def referee(cls) -> ThreadWaits:
-        """This process's threads that carry messages: the calling thread and ZeroMQ's
-        I/O threads (start the ZeroMQ context first). Empty where /proc is missing."""
+    def referee(cls, carriers: Iterable[int]) -> ThreadWaits:
+        """The calling thread and ``carriers``, threads of this process (ZeroMQ's: see
+        ``Hub.zmq_threads``). Empty where /proc is missing."""
         pid = os.getpid()
         try:
-            names = {t: _comm(pid, t) for t in _tasks(pid)}
-            return cls((pid, t) for t, name in names.items()
-                       if t == threading.get_native_id() or name.startswith("ZMQbg/IO"))
+            return cls((pid, t) for t in {threading.get_native_id(), *carriers})
         except OSError:
             return cls([])
 
@@ -112,11 +118,6 @@ class ThreadWaits:
         for fd in self._fds:
             os.close(fd)
         self._fds = []
-
-
-def _comm(pid: int, tid: int) -> str:
-    with open(f"/proc/{pid}/task/{tid}/comm") as f:
-        return f.read().strip()
 
 
 class CpuMeter:

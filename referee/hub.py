@@ -21,6 +21,7 @@ import zmq
 
 from protocol.codec import MessageError, decode, encode
 from protocol.messages import PROTOCOL_VERSION, Hello, parse_bot_message, refused, welcome
+from referee.cpuwait import threads_of_this_process
 
 # A hard transport cap well above the codec's limit: libzmq drops a peer that sends more.
 TRANSPORT_MAX_BYTES = 1 << 20
@@ -91,8 +92,12 @@ class Hub(Generic[Peer]):
             self._tmpdir = tempfile.mkdtemp(prefix="referee-")
             os.chmod(self._tmpdir, 0o711 if other_users else 0o700)
             endpoint = f"ipc://{self._tmpdir}/router"
+        before = threads_of_this_process()
         self.ctx = zmq.Context()
         self.sock = self.ctx.socket(zmq.ROUTER)
+        # ZeroMQ's I/O thread (it carries every message) and reaper, started with the
+        # first socket; named by themselves a moment later, so told apart by their ids.
+        self.zmq_threads = threads_of_this_process() - before
         self.sock.linger = 0
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.MAXMSGSIZE, TRANSPORT_MAX_BYTES)

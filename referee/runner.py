@@ -126,7 +126,7 @@ class Runner(Tournament):
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
-        self.carriers = ThreadWaits.referee()  # after the hub: ZeroMQ's threads exist
+        self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]

@@ -8,10 +8,12 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
 from referee.cpuwait import CpuMeter, ThreadWaits
+from referee.hub import Hub
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux /proc")
 
@@ -112,16 +114,20 @@ def test_no_meter_for_a_process_that_is_not_there() -> None:
     assert CpuMeter.open(proc.pid, ThreadWaits([])) is None
 
 
-def test_the_referees_carriers_are_its_thread_and_zeromqs_io_thread() -> None:
-    import zmq
-
-    ctx = zmq.Context()
-    sock = ctx.socket(zmq.ROUTER)
+def test_the_referees_carriers_are_its_thread_and_its_hubs_zeromq_threads() -> None:
+    hub: Hub[object] = Hub()
     try:
-        carriers = ThreadWaits.referee()
-        assert len(carriers) == 2
-        assert carriers.total_ns() >= 0
+        assert len(hub.zmq_threads) == 2  # I/O thread and reaper
+        deadline = time.monotonic() + 5
+        while True:  # they name themselves once running
+            names = {Path(f"/proc/self/task/{t}/comm").read_text().strip()
+                     for t in hub.zmq_threads}
+            if names == {"ZMQbg/IO/0", "ZMQbg/Reaper"} or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        assert names == {"ZMQbg/IO/0", "ZMQbg/Reaper"}
+        carriers = ThreadWaits.referee(hub.zmq_threads)
+        assert len(carriers) == 3 and carriers.total_ns() >= 0
         carriers.close()
     finally:
-        sock.close(0)
-        ctx.term()
+        hub.close()
