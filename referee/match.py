@@ -222,7 +222,7 @@ class Table:
         # A reply stamped before its request went out was queued while the referee was
         # busy (see Hub.poll): it took no time the referee can charge.
         wall_s = max(0.0, received_at - pending.sent_at)
-        if wall_s * 1000 > self.match.move_ms and pending.cpu and inst.meter:
+        if wall_s * 1000 > self.match.move_ms and pending.cpu is not None and inst.meter:
             wall_s = inst.meter.charged_s(pending.cpu, wall_s)  # time spent waiting for a CPU
         return pending.seat, wall_s * 1000
 
