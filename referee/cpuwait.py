@@ -66,15 +66,21 @@ def threads_of_this_process() -> set[int]:
 
 
 def _tree(root: int) -> list[int]:
-    """``root`` and its descendants (through every thread's ``children``)."""
+    """``root`` and its descendants (through every thread's ``children``); OSError if
+    ``root`` is gone (a descendant that ends meanwhile is left out)."""
     found, todo = [], [root]
     while todo:
         pid = todo.pop()
+        try:
+            tids = _tasks(pid)
+        except OSError:
+            if pid == root:
+                raise
+            continue
         found.append(pid)
-        for tid in _tasks(pid):
-            with contextlib.suppress(OSError):
-                with open(f"/proc/{pid}/task/{tid}/children") as f:
-                    todo.extend(int(c) for c in f.read().split())
+        for tid in tids:
+            with contextlib.suppress(OSError), open(f"/proc/{pid}/task/{tid}/children") as f:
+                todo.extend(int(c) for c in f.read().split())
     return found
 
 
