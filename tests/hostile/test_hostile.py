@@ -284,7 +284,9 @@ def test_claimed_routing_identity_cannot_speak_for_a_bot(tmp_path):
         if record["game"] == 0:
             victim = next(i for i in runner.slots[0] if i.spec.name == "caller")
             ident = runner.hub._identity_of[id(victim)]  # private: no peer can learn it
-            (folder / "identity.bin").write_bytes(ident)
+            # Whole or not at all: the thief reads it as soon as it exists.
+            (folder / "identity.bin.tmp").write_bytes(ident)
+            os.replace(folder / "identity.bin.tmp", folder / "identity.bin")
             attacked.append(wait_for(folder / "identity.sent", 10))
         elif record["game"] == 1:
             attacked.append(wait_for(folder / "identity.json", 10))
