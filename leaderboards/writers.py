@@ -22,16 +22,15 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Collection, Sequence
 from dataclasses import asdict
-from html import escape
 from pathlib import Path
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
+from leaderboards import inert
 from leaderboards.report import Report
 
 SCHEMA_VERSION = 1
@@ -113,14 +112,19 @@ def to_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow((*COLUMNS, "note"))
-    writer.writerows((*cells, r.note or "") for cells, r in zip(rows, report.rows, strict=True))
+    # Text cells (a bot's name among them) are guarded against formulas; the others are
+    # numbers of ours, negative ones included, and stay numbers.
+    writer.writerows(
+        [inert.csv_cell(c) if k in _TEXT_INDEX else c for k, c in enumerate(cells)]
+        + [inert.csv_cell(r.note or "")] for cells, r in zip(rows, report.rows, strict=True))
     return out.getvalue()
 
 
 def to_markdown(report: Report) -> str:
     rows, notes = table_cells(report)
-    blocks = ["# Leaderboard", _md(caption(report)), _md_table(COLUMNS, rows, _TEXT_INDEX),
-              *map(_md, notes), "## Head to head", _H2H_HELP,
+    blocks = ["# Leaderboard", inert.markdown(caption(report)),
+              _md_table(COLUMNS, rows, _TEXT_INDEX),
+              *map(inert.markdown, notes), "## Head to head", _H2H_HELP,
               _md_table(("", *report.head_to_head.names), _h2h_cells(report), _NAMES_INDEX),
               _footer(report)]
     return "\n\n".join(blocks) + "\n"
@@ -133,13 +137,13 @@ def to_html(report: Report) -> str:
         "<h1>Leaderboard</h1>",
         _html_table(COLUMNS, rows, _TEXT_INDEX, caption(report),
                     ["bound" if r.bound else "" for r in report.rows]),
-        *(f'<p class="note">{escape(n)}</p>' for n in notes),
+        *(f'<p class="note">{inert.html(n)}</p>' for n in notes),
         "<h2>Elo with 95% interval</h2>",
         _svg_chart(report, [cells[COLUMNS.index("Elo")] for cells in rows]),
         "<h2>Head to head</h2>",
         _html_table(("", *h2h_names), _h2h_cells(report), _NAMES_INDEX, _H2H_HELP,
                     [""] * len(h2h_names)),
-        f'<p class="note">{escape(_footer(report))}</p>',
+        f'<p class="note">{inert.html(_footer(report))}</p>',
     ]
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>Leaderboard</title>\n<style>\n{_CSS}</style>\n</head>\n<body>\n"
@@ -149,12 +153,13 @@ def to_html(report: Report) -> str:
 def rich_table(report: Report) -> Table:
     """The table for the terminal, captioned like the files, notes underneath."""
     rows, notes = table_cells(report)
-    table = Table(title=Text(caption(report)), title_justify="left",
-                  caption=Text("\n".join(notes)) if notes else None, caption_justify="left")
+    table = Table(title=inert.terminal(caption(report)), title_justify="left",
+                  caption=Text("\n").join(map(inert.terminal, notes)) if notes else None,
+                  caption_justify="left")
     for col in COLUMNS:
         table.add_column(col, justify="left" if col in _TEXT_COLUMNS else "right")
     for cells in rows:
-        table.add_row(*map(Text, cells))  # Text: a bot name is never read as rich markup
+        table.add_row(*map(inert.terminal, cells))
     return table
 
 
@@ -209,30 +214,23 @@ def _h2h_cells(report: Report) -> list[tuple[str, ...]]:
             for i, (name, row) in enumerate(zip(h2h.names, h2h.matrix, strict=True))]
 
 
-# Markdown: `|` would end a cell; `\ * _ `` and `<` before a letter would be read as markup.
-_MD_SPECIAL = re.compile(r"([\\|*_`])|<(?=[A-Za-z/!?])")
-
-
-def _md(text: str) -> str:
-    return _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), text)
-
-
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]],
               text_cols: Collection[int]) -> str:
     align = [":---" if k in text_cols else "---:" for k in range(len(header))]
-    lines = [[_md(c) for c in header], align, *([_md(c) for c in cells] for cells in rows)]
+    lines = [[inert.markdown(c) for c in header], align,
+             *([inert.markdown(c) for c in cells] for cells in rows)]
     return "\n".join(f"| {' | '.join(line)} |" for line in lines)
 
 
 def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]], text_cols: Collection[int],
                 title: str, row_classes: Sequence[str]) -> str:
     def line(tag: str, cells: Sequence[str]) -> str:
-        return "".join(f"<{tag}{_class('text' if k in text_cols else '')}>{escape(c)}</{tag}>"
-                       for k, c in enumerate(cells))
+        return "".join(f"<{tag}{_class('text' if k in text_cols else '')}>"
+                       f"{inert.html(c)}</{tag}>" for k, c in enumerate(cells))
 
     body = "\n".join(f"<tr{_class(cls)}>{line('td', cells)}</tr>"
                      for cells, cls in zip(rows, row_classes, strict=True))
-    return (f"<table>\n<caption>{escape(title)}</caption>\n"
+    return (f"<table>\n<caption>{inert.html(title)}</caption>\n"
             f"<thead><tr>{line('th', header)}</tr></thead>\n<tbody>\n{body}\n</tbody>\n</table>")
 
 
@@ -287,14 +285,14 @@ def _svg_chart(report: Report, elo_cells: Sequence[str]) -> str:
         y = _TOP + k * _ROW_H + _ROW_H // 2
         kind = " bound" if r.bound else " unrated" if r.elo is None else ""
         about = "no games" if r.ci95 is None else f"Elo {cell} +/- {r.ci95:.1f}"
-        parts.append(f'<g class="row{kind}"><title>{escape(f"{r.bot}: {about}")}</title>'
+        parts.append(f'<g class="row{kind}"><title>{inert.html(f"{r.bot}: {about}")}</title>'
                      f'<text x="{_LABEL_W - 8}" y="{y + 4}" text-anchor="end">'
-                     f"{escape(r.bot)}</text>")
+                     f"{inert.html(r.bot)}</text>")
         if r.elo is not None and r.ci95 is not None:
             parts.append(f'<line x1="{x(r.elo - r.ci95)}" y1="{y}" x2="{x(r.elo + r.ci95)}" '
                          f'y2="{y}"/><circle cx="{x(r.elo)}" cy="{y}" r="4"/>')
         parts.append(f'<text class="value" x="{_LABEL_W + _PLOT_W + 8}" y="{y + 4}">'
-                     f"{escape(cell if r.elo is not None else 'no games')}</text></g>")
+                     f"{inert.html(cell if r.elo is not None else 'no games')}</text></g>")
     parts.append("</svg>")
     return "\n".join(parts)
 
