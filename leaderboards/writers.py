@@ -112,10 +112,11 @@ def to_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow((*COLUMNS, "note"))
-    # Text cells (a bot's name among them) are guarded against formulas; the others are
-    # numbers of ours, negative ones included, and stay numbers.
+    # The bot's name and the note are guarded against formulas; the other cells are ours
+    # (numbers, negative ones included, stay numbers).
+    bot = COLUMNS.index("bot")
     writer.writerows(
-        [inert.csv_cell(c) if k in _TEXT_INDEX else c for k, c in enumerate(cells)]
+        [inert.csv_cell(c) if k == bot else c for k, c in enumerate(cells)]
         + [inert.csv_cell(r.note or "")] for cells, r in zip(rows, report.rows, strict=True))
     return out.getvalue()
 

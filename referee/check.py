@@ -7,13 +7,17 @@ round result, then ``bye``, and reports each step as PASS or FAIL with the reaso
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.text import Text
 
 from evaluator import parse_card, parse_cards, parse_declaration
+from leaderboards import inert
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
 from protocol.polish import GAME, Action, ActionError, Raise, View
@@ -57,13 +61,20 @@ class CheckFailed(Exception):
 
 
 class _Session:
-    def __init__(self, spec: BotSpec, start_ms: int, log_dir):
+    def __init__(self, spec: BotSpec, start_ms: int, log_dir: Path):
+        """Start the bot; CheckFailed if the system cannot start it (nothing is left
+        running then)."""
         self.hub: Hub[str] = Hub()
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
         self.logs = LogPump(BotLimits().log_bytes)
-        self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check", BotLimits(),
-                               self.logs, Sandbox())
+        try:
+            self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check",
+                                   BotLimits(), self.logs, Sandbox())
+        except OSError as exc:
+            self.hub.close()
+            self.logs.close()
+            raise CheckFailed(f"could not be started: {exc.strerror or exc}") from None
         self.seq = 0
         self.start_ms = start_ms
 
@@ -137,46 +148,50 @@ def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:
 
 
 def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console) -> int:
-    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't start."""
-    import tempfile
-    from pathlib import Path
-
-    log_dir = Path(tempfile.mkdtemp(prefix="referee-check-"))
-    s = _Session(spec, start_ms, log_dir)
+    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't
+    start. The bot's logs live in a temporary folder, removed however the check ends;
+    what the bot wrote to stderr last is in a FAIL line, inert like all it wrote."""
     failures = 0
 
     def report(ok: bool, step: str, detail: str) -> None:
         nonlocal failures
         failures += not ok
-        mark = "[green]PASS[/]" if ok else "[bold red]FAIL[/]"
-        console.print(f"{mark} {step}: {detail}", highlight=False, soft_wrap=True)
+        mark = ("PASS ", "green") if ok else ("FAIL ", "bold red")
+        console.print(Text.assemble(mark, inert.terminal(f"{step}: {detail}")),
+                      soft_wrap=True)
 
-    try:
+    with tempfile.TemporaryDirectory(prefix="referee-check-") as log_dir:
         try:
-            s.hello()
+            s = _Session(spec, start_ms, Path(log_dir))
         except CheckFailed as exc:
             report(False, "start and hello", str(exc))
-            console.print(f"bot logs: {log_dir}", highlight=False)
             return 3
-        report(True, "start and hello", f"connected as {spec.name}")
-        for turn in TURNS:
-            try:
-                report(True, turn.label, _play_turn(s, turn, move_ms))
-            except CheckFailed as exc:
-                report(False, turn.label, str(exc))
         try:
-            s.send({"type": "game_end", "order": [1, 0], "results": [{
-                "round": 1, "hands": [[48], [44], [40]], "community": None, "declaration": 6,
-                "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}]})
-            s.send({"type": "bye"})
-            s.proc.popen.wait(timeout=max(2.0, move_ms / 1000))
-            report(s.proc.exit_code() == 0, "game end with a round result, and bye",
-                   f"exited with code {s.proc.exit_code()}")
-        except Exception as exc:  # noqa: BLE001 - any failure here is the bot's
-            report(False, "game end with a round result, and bye",
-                   f"did not exit after bye ({type(exc).__name__})")
-    finally:
-        s.close()
+            try:
+                s.hello()
+            except CheckFailed as exc:
+                report(False, "start and hello", str(exc))
+                return 3
+            report(True, "start and hello", f"connected as {spec.name}")
+            for turn in TURNS:
+                try:
+                    report(True, turn.label, _play_turn(s, turn, move_ms))
+                except CheckFailed as exc:
+                    report(False, turn.label, str(exc))
+            try:
+                s.send({"type": "game_end", "order": [1, 0], "results": [{
+                    "round": 1, "hands": [[48], [44], [40]], "community": None,
+                    "declaration": 6, "exists": False, "loser": 0, "reason": "bluff",
+                    "eliminated": False}]})
+                s.send({"type": "bye"})
+                s.proc.popen.wait(timeout=max(2.0, move_ms / 1000))
+                report(s.proc.exit_code() == 0, "game end with a round result, and bye",
+                       f"exited with code {s.proc.exit_code()}")
+            except Exception as exc:  # noqa: BLE001 - any failure here is the bot's
+                report(False, "game end with a round result, and bye",
+                       f"did not exit after bye ({type(exc).__name__})")
+        finally:
+            s.close()
     verdict = "complies" if not failures else f"does not comply ({failures} failed)"
-    console.print(f"{spec.name}: {verdict}", highlight=False)
+    console.print(inert.terminal(f"{spec.name}: {verdict}"))
     return 0 if not failures else 1

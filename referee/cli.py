@@ -2,14 +2,20 @@
 
 Exit codes (also in the README):
   0  success (``check``: the bot complies)
-  1  ``check``: the bot started but does not comply; ``verify``: a game does not check out
-  2  bad usage: an unknown option, a bad value, a missing bot file
-  3  a bot could not be started (it exited or never said hello)
-  4  internal error of the referee (details in the run directory's error.log)
-  130  interrupted (Ctrl-C); the journal holds every game that finished
+  1  ``check``: the bot started but does not comply; ``verify``: a game does not check out,
+     or games of the schedule are missing
+  2  bad usage: an unknown option, a bad value, a missing bot file, an unusable --out; a
+     journal with a bad line (other than a torn last one)
+  3  a bot could not be started (not a program, it exited, or it never said hello)
+  4  the run cannot go on: the run directory cannot be written (a full disk), or an
+     internal error of the referee (details in the run directory's error.log)
+  130  interrupted (Ctrl-C); 143  terminated (SIGTERM): the journal holds every game
+     that finished
 
 ``sprt`` has its own: 0 H1 accepted, 1 H0 accepted, 2 inconclusive at --max-games,
-3 a bot could not be started, 4 internal error, 5 bad usage, 130 interrupted.
+3 a bot could not be started, 4 as above, 5 bad usage, 130/143 interrupted; nothing else.
+Text that comes from a bot (names, its output, errors about it) is printed inert
+(``leaderboards.inert``): no markup, no escape sequence reaches the terminal.
 """
 
 from __future__ import annotations
@@ -32,35 +38,52 @@ import typer
 from rich.console import Console, Group
 from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+from typer import rich_utils
 
 import evaluator
 from leaderboards import (
     Report,
     ReportError,
     build_report,
+    inert,
     merge_settings,
     rich_table,
     write_reports,
 )
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
-from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, parse_size
+from referee.config import (
+    FORMATS,
+    ConfigError,
+    RunConfig,
+    cpu_limit_s,
+    memory_limit_mb,
+    parse_duration,
+    parse_size,
+)
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
-from referee.process import BotFileError, BotLimits, resolve_bots
+from referee.process import BotFileError, BotLimits, BotNotRunnable, resolve_bots
+from referee.rundir import check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
 from referee.sprt import SprtMatch, play_sprt
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
 
+try:  # typer vendors click since 0.22
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover - an older typer, on click
+    from click import ClickException
+
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 128 + signal.SIGTERM
 EXIT_SPRT_INCONCLUSIVE, EXIT_SPRT_USAGE = 2, 5
-# ``sprt`` exits 2 for "inconclusive"; a usage error found by the option parser (also 2)
-# is turned into EXIT_SPRT_USAGE by ``main`` unless the test actually ran.
-_sprt_verdict_given = False
+# The exit code of ``sprt``'s verdict, once it is printed: ``run_app`` lets only a verdict
+# end ``sprt`` with 0, 1 or 2 (a usage error found by the option parser is 5).
+_sprt_verdict: int | None = None
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for Polish Poker.")
@@ -70,8 +93,30 @@ if not console.is_terminal:  # logs and CI: wide enough for the leaderboard's te
 err_console = Console(stderr=True)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, outside a run (which stops cleanly for it, as for Ctrl-C), or a second
+    one in a run."""
+
+
+_terminated = False  # a Terminated was raised (typer turns it into exit 130 otherwise)
+
+
+def terminate() -> None:
+    global _terminated
+    _terminated = True
+    raise Terminated
+
+
+def say(text: str, label: str = "", style: str = "bold red", to: Console | None = None) -> None:
+    """Print one line whose ``text`` may hold what a bot chose: inert (no markup, no
+    control character), after an optional styled ``label``."""
+    line = inert.terminal(text)
+    (to or err_console).print(Text.assemble((label, style), line) if label else line,
+                              soft_wrap=True)
+
+
 def fail(code: int, message: str) -> typer.Exit:
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    say(message, "error: ")
     return typer.Exit(code)
 
 
@@ -117,7 +162,7 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
                 run_as: str | None) -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
-    limits = BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
+    limits = BotLimits(memory_mb=memory_limit_mb(memory), cpu_s=cpu_limit_s(cpu),
                        procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as)
     if run_as is not None:
         if os.geteuid() != 0:
@@ -190,6 +235,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         make_format(config.to_dict())  # the format checks what it can seat
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+    check_out(config.out, new_run=True)
     return config
 
 
@@ -251,6 +297,8 @@ def run(
                              candidates=candidates, baseline=baseline, in_process=in_process,
                              workers=workers)
         local = load_local_bots(config.bots) if in_process else None
+    except BotNotRunnable as exc:
+        raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local))
@@ -268,46 +316,66 @@ def resume(
             raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
                               "decides; it cannot be resumed (start it again: with the same "
                               "--seed it replays the same pairs)")
+        check_out(config.out, new_run=False)
         local = load_local_bots(config.bots) if config.in_process else None
+    except BotNotRunnable as exc:
+        raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, resume=True))
 
 
 def guarded(config: RunConfig, body: Callable[[], int]) -> int:
-    """Run ``body`` and turn the ways a run can end early into exit codes."""
+    """Run ``body`` and turn the ways a run can end early into exit codes, each with one
+    line on stderr."""
     try:
         return body()
     except BotStartError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        say(str(exc), "error: ")
         return EXIT_BOT_START
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted: the finished games are in {config.out}",
-                          highlight=False)
-        return EXIT_INTERRUPTED
-    except Exception as exc:  # the one place that turns a bug into exit code 4
+    except JournalError as exc:  # resume: a journal line in the middle is not a record
+        say(f"{exc}; mend or remove that line, then resume again", "error: ")
+        return EXIT_USAGE
+    except KeyboardInterrupt as exc:
+        say(f"interrupted: the finished games are in {config.out}")
+        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
+    except Exception as exc:  # the one place that turns a failure into exit code 4
+        storage = storage_error(exc, config.out)
+        if storage is not None:
+            say(f"{storage}; the journal is whole; once the run directory can be written "
+                f"again, go on with: referee resume {config.out}", "error: ")
+            return EXIT_INTERNAL
         log = config.out / "error.log"
-        log.parent.mkdir(parents=True, exist_ok=True)
-        log.write_text(traceback.format_exc())
-        err_console.print(f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
-                          f"(traceback in {log})", highlight=False, soft_wrap=True)
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            log.write_text(traceback.format_exc())
+            where = f"traceback in {log}"
+        except OSError as log_exc:
+            where = f"no traceback: {log} cannot be written: {log_exc.strerror}"
+        say(f"{type(exc).__name__}: {exc} ({where})", "internal error: ")
         return EXIT_INTERNAL
 
 
 @contextmanager
-def interrupts(tournament: Tournament) -> Iterator[None]:
-    """The first Ctrl-C stops the run cleanly (games in progress are abandoned, the
-    journal keeps every finished one); a second one stops it at once."""
+def interrupts(tournament: Tournament, caught: list[int]) -> Iterator[None]:
+    """The first Ctrl-C or SIGTERM stops the run cleanly (games in progress are
+    abandoned, the journal keeps every finished one); a second one stops it at once.
+    The signals caught are appended to ``caught``."""
+
     def handler(signum: int, frame: Any) -> None:
         if tournament.interrupted:
+            if signum == signal.SIGTERM:
+                terminate()
             raise KeyboardInterrupt
+        caught.append(signum)
         tournament.interrupt()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, was in previous.items():
+            signal.signal(sig, was)
 
 
 def varying_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
@@ -397,40 +465,59 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     """Play (or, with ``resume``, go on with) the run of ``config``; returns the exit
     code. ``local``: the bots, when they are played in-process."""
     def warn(message: str) -> None:
-        err_console.print(message, highlight=False, soft_wrap=True)
+        say(message)
 
-    runner: Tournament = (LocalRunner(config, local, resume=resume, warn=warn)
-                          if local is not None else
-                          WorkerPool(config, resume=resume, warn=warn) if config.workers > 1
-                          else Runner(config, resume=resume, warn=warn))
+    made: list[Tournament] = []
+
+    def make() -> int:
+        made.append(LocalRunner(config, local, resume=resume, warn=warn)
+                    if local is not None else
+                    WorkerPool(config, resume=resume, warn=warn) if config.workers > 1
+                    else Runner(config, resume=resume, warn=warn))
+        return EXIT_OK
+
+    code = guarded(config, make)
+    if code != EXIT_OK:
+        return code
+    runner = made[0]
     total = planned_games(runner)
     duplicate = "duplicate deals" if config.duplicate else "no duplicate deals"
-    console.print(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
-                  f"{config.format}, {total or config.games} games"
-                  f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
-                  f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}"
-                  f"{', in-process' if local is not None else ''}"
-                  f"{f', {config.workers} workers' if config.workers > 1 else ''})",
-                  highlight=False)
+    say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
+        f"{config.format}, {total or config.games} games"
+        f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
+        f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}"
+        f"{', in-process' if local is not None else ''}"
+        f"{f', {config.workers} workers' if config.workers > 1 else ''})", to=console)
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
+    caught: list[int] = []
 
     def body() -> int:
-        with board, interrupts(runner):
+        with board, interrupts(runner, caught):
             runner.run()
         return EXIT_OK
 
     code = guarded(config, body)
+    if code in (EXIT_OK, EXIT_BOT_START, EXIT_INTERRUPTED, EXIT_TERMINATED):
+        # Not after a failed write: the run directory is what failed.
+        code = guarded(config, lambda: wrap_up(config, runner, board, code, caught))
+    return code
+
+
+def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
+            signals: list[int]) -> int:
+    """After the games: the counters, then the resume hint (stopped) or the leaderboard
+    and bracket (finished); the exit code."""
     if isinstance(runner, Runner | WorkerPool):
-        (config.out / "counters.json").write_text(
-            json.dumps(runner.counters_report(), indent=2) + "\n")
-    if runner.interrupted or code == EXIT_INTERRUPTED:
+        write_text(config.out / "counters.json",
+                   json.dumps(runner.counters_report(), indent=2) + "\n")
+    if runner.interrupted or code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
-        err_console.print(f"interrupted: {runner.played} games are in the journal"
-                          f"{abandoned}; go on with: referee resume {config.out}",
-                          highlight=False, soft_wrap=True)
-        return EXIT_INTERRUPTED
+        say(f"interrupted: {runner.played} games are in the journal{abandoned}; go on with: "
+            f"referee resume {config.out}")
+        terminated = code == EXIT_TERMINATED or signal.SIGTERM in signals[:1]
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     if code != EXIT_OK:
         return code
     records = read_results(config.out)
@@ -444,12 +531,13 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     console.print(rich_table(report))
     if isinstance(runner.format, Tables):
         b = runner.format.bracket(records)
-        (config.out / "bracket.json").write_text(json.dumps(bracket_to_dict(b), indent=2) + "\n")
+        write_text(config.out / "bracket.json", json.dumps(bracket_to_dict(b), indent=2) + "\n")
         text = render_bracket(b)
-        (config.out / "bracket.txt").write_text(text + "\n")
-        console.print(text, highlight=False)
-    console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
-                  "leaderboard.{json,csv,md,html}", highlight=False)
+        write_text(config.out / "bracket.txt", text + "\n")
+        for line in text.splitlines():
+            say(line, to=console)
+    say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
+        "leaderboard.{json,csv,md,html}", to=console)
     return EXIT_OK
 
 
@@ -474,7 +562,7 @@ def rate(
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
             records += read_results(run_dir,
-                                    warn=lambda m: err_console.print(m, highlight=False))
+                                    warn=say)
             cfg = run_dir / "config.json"
             config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
             per_run.append(run_settings(config))
@@ -487,7 +575,7 @@ def rate(
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
     paths = write_reports(report, target)
     console.print(rich_table(report))
-    console.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
+    say("wrote " + ", ".join(str(p) for p in paths), to=console)
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -534,7 +622,7 @@ def sprt(
     at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
     interrupted.
     """
-    global _sprt_verdict_given
+    global _sprt_verdict
     try:
         if max_games < 2:
             raise ConfigError("--max-games must be at least 2 (one pair)")
@@ -547,12 +635,14 @@ def sprt(
         config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox), format="sprt")
+    except BotNotRunnable as exc:
+        raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
     cand = config.bots[0].name
-    console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
-                  f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
-                  f"seed {config.seed}; run directory {config.out}", highlight=False)
+    say(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
+        f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+        f"seed {config.seed}; run directory {config.out}", to=console)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
 
@@ -565,7 +655,7 @@ def sprt(
 
     def on_update(m: SprtMatch) -> None:
         if live_on:
-            live.update(status_line(m))
+            live.update(Text(status_line(m)))
 
     result: list[SprtMatch] = []
 
@@ -584,17 +674,19 @@ def sprt(
     if code != EXIT_OK:
         raise typer.Exit(code)
     match = result[0]
-    console.print(status_line(match), highlight=False)
+    say(status_line(match), to=console)
     verdict = match.test.status
-    _sprt_verdict_given = True
     if verdict == "H1":
-        console.print(f"H1 accepted: {cand} is better by at least {elo1:g} Elo")
-        raise typer.Exit(EXIT_OK)
-    if verdict == "H0":
-        console.print(f"H0 accepted: {cand} is not better by {elo1:g} Elo")
-        raise typer.Exit(EXIT_NONCOMPLIANT)
-    console.print(f"inconclusive after {match.games} games (--max-games {max_games})")
-    raise typer.Exit(EXIT_SPRT_INCONCLUSIVE)
+        say(f"H1 accepted: {cand} is better by at least {elo1:g} Elo", to=console)
+        code = EXIT_OK
+    elif verdict == "H0":
+        say(f"H0 accepted: {cand} is not better by {elo1:g} Elo", to=console)
+        code = EXIT_NONCOMPLIANT
+    else:
+        say(f"inconclusive after {match.games} games (--max-games {max_games})", to=console)
+        code = EXIT_SPRT_INCONCLUSIVE
+    _sprt_verdict = code  # only now: the verdict is printed
+    raise typer.Exit(code)
 
 
 @app.command()
@@ -607,8 +699,11 @@ def check(
     from referee.check import run_check
 
     try:
-        spec = resolve_bots([bot])[0]
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
+        spec = resolve_bots([bot])[0]
+    except BotNotRunnable as exc:
+        say(f"start and hello: {exc}", "FAIL ", to=console)
+        raise typer.Exit(EXIT_BOT_START) from None
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(run_check(spec, move_ms, start_ms, console))
@@ -627,8 +722,8 @@ def verify(
         report = verify_run(run_dir)
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
-    console.print(f"ok: {report.games} games ({report.rounds} rounds, {report.faults} faults) "
-                  f"in {run_dir} agree with their transcripts", highlight=False)
+    say(f"ok: {report.games} games ({report.rounds} rounds, {report.faults} faults) in "
+        f"{run_dir} agree with their transcripts and are all the schedule has", to=console)
 
 
 @app.command("rules")
@@ -645,12 +740,38 @@ def rules_cmd(
         console.print(f"{d.id:>4}  {d}", highlight=False)
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    terminate()
+
+
 def main() -> None:
+    """The ``referee`` command."""
+    signal.signal(signal.SIGTERM, _terminate)  # a run replaces it with a clean stop
+    sys.exit(run_app(sys.argv[1:2] == ["sprt"]))
+
+
+def run_app(sprt: bool) -> int:
+    """Run the command line; every way it ends is one of the documented exit codes. A
+    failure of the referee itself is 4, never 0, 1 or 2, which ``sprt`` uses for its
+    verdicts."""
     try:
-        app()
+        code = app(standalone_mode=False)
+    except ClickException as exc:  # found by the option parser: bad usage
+        rich_utils.rich_format_error(exc)
+        return EXIT_SPRT_USAGE if sprt else exc.exit_code
+    except Terminated:
+        return EXIT_TERMINATED
     except KeyboardInterrupt:
-        sys.exit(EXIT_INTERRUPTED)
-    except SystemExit as exc:
-        if exc.code == EXIT_USAGE and sys.argv[1:2] == ["sprt"] and not _sprt_verdict_given:
-            sys.exit(EXIT_SPRT_USAGE)
-        raise
+        return EXIT_INTERRUPTED
+    except SystemExit as exc:  # the only one in this mode: stdout closed (EPIPE)
+        return _sprt_verdict if sprt and _sprt_verdict is not None else \
+            exc.code if isinstance(exc.code, int) and not sprt else EXIT_INTERNAL
+    except Exception as exc:  # a failure outside a run's own handling (``guarded``)
+        say(f"{type(exc).__name__}: {exc}", "internal error: ")
+        return EXIT_INTERNAL
+    code = EXIT_OK if code is None else int(code)
+    if code == EXIT_INTERRUPTED and _terminated:
+        return EXIT_TERMINATED
+    if sprt and _sprt_verdict is None and code in (EXIT_NONCOMPLIANT, EXIT_SPRT_INCONCLUSIVE):
+        return EXIT_INTERNAL  # not a verdict: nothing but a verdict may exit 1 or 2
+    return code

@@ -45,6 +45,36 @@ def parse_duration(text: str) -> int:
     return int(round(value * {"ms": 1, "s": 1000, "m": 60_000}[unit]))
 
 
+_BARE_NUMBER = re.compile(r"^\s*\d+(?:\.\d+)?\s*$")
+
+
+def memory_limit_mb(text: str) -> int:
+    """``--limit-memory``: a size with its unit -> whole megabytes, rounded up (0: no
+    limit). A bare number other than 0 is refused: 2048 bytes, KB or MB?
+
+    >>> memory_limit_mb("2G"), memory_limit_mb("1500k"), memory_limit_mb("0")
+    (2048, 2, 0)
+    """
+    if _BARE_NUMBER.match(text) and float(text) != 0:
+        raise ConfigError(f"--limit-memory {text.strip()}: give a unit, e.g. {text.strip()}M "
+                          "or 2G (0: no limit)")
+    return -(-parse_size(text) // (1 << 20))
+
+
+def cpu_limit_s(text: str) -> int:
+    """``--limit-cpu``: a duration with its unit -> whole seconds, rounded up (0: no
+    limit; the kernel counts CPU time in seconds). A bare number other than 0 is
+    refused: seconds or milliseconds?
+
+    >>> cpu_limit_s("90s"), cpu_limit_s("10m"), cpu_limit_s("1500ms"), cpu_limit_s("0")
+    (90, 600, 2, 0)
+    """
+    if _BARE_NUMBER.match(text) and float(text) != 0:
+        raise ConfigError(f"--limit-cpu {text.strip()}: give a unit, e.g. {text.strip()}s or "
+                          "10m (0: no limit)")
+    return -(-parse_duration(text) // 1000)
+
+
 FORMATS = ("round-robin", "gauntlet", "tables")
 
 

@@ -9,6 +9,7 @@ both formats.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -25,26 +26,52 @@ class JournalError(ValueError):
     """A journal line that is not a valid record (other than a torn last line)."""
 
 
+class StorageError(Exception):
+    """A file of the run directory that could not be written (a full disk, a file
+    system gone read-only): the run stops; what the journal holds stays whole."""
+
+
 class Journal:
-    """Appends finished games to a run directory."""
+    """Appends finished games to a run directory, each game whole or not at all."""
 
     def __init__(self, run_dir: Path):
         run_dir.mkdir(parents=True, exist_ok=True)
-        self._games = open(run_dir / GAMES_FILE, "a", encoding="utf-8")
-        self._transcripts = open(run_dir / TRANSCRIPTS_FILE, "a", encoding="utf-8")
+        self._paths = (run_dir / TRANSCRIPTS_FILE, run_dir / GAMES_FILE)
+        self._fds: list[int] = []
+        try:
+            for path in self._paths:
+                self._fds.append(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
+                                         | os.O_CLOEXEC, 0o644))
+        except OSError:
+            self.close()
+            raise
 
     def append(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+        """Append the game's transcript, then its line. If either write fails, both
+        files are cut back to where they were (the game is played again on resume) and
+        StorageError says which file failed."""
         transcript = {"schema_version": SCHEMA_VERSION, "game": record["game"],
                       "seed": record["seed"], "rules": record["rules"],
                       "players": record["players"], "events": events}
-        self._transcripts.write(json.dumps(transcript, separators=(",", ":")) + "\n")
-        self._transcripts.flush()
-        self._games.write(json.dumps(record, separators=(",", ":")) + "\n")
-        self._games.flush()
+        lines = [(json.dumps(doc, separators=(",", ":")) + "\n").encode()
+                 for doc in (transcript, record)]
+        sizes = [os.fstat(fd).st_size for fd in self._fds]
+        for path, fd, data in zip(self._paths, self._fds, lines, strict=True):
+            try:
+                while data:
+                    data = data[os.write(fd, data):]
+            except OSError as exc:
+                for fd_, size in zip(self._fds, sizes, strict=True):
+                    try:
+                        os.ftruncate(fd_, size)
+                    except OSError:
+                        pass  # a line that stays torn is cut off by ``repair_journal``
+                raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
-        self._games.close()
-        self._transcripts.close()
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
 
 
 def repair_journal(run_dir: Path, warn: Any = None) -> None:
@@ -67,23 +94,40 @@ def repair_journal(run_dir: Path, warn: Any = None) -> None:
 
 def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
     """The records of a JSON-lines file. A torn last line (a run killed mid-write) is
-    dropped with a warning through ``warn``; a bad line elsewhere is a JournalError."""
+    dropped with a warning through ``warn``; a bad line elsewhere is a JournalError that
+    names the file and the line."""
     if not path.exists():
         return
-    with open(path, encoding="utf-8") as f:
-        lines = f.readlines()
-    for i, line in enumerate(lines, 1):
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict):
-                raise ValueError("not an object")
-        except ValueError as exc:
-            if i == len(lines) and not line.endswith("\n"):
-                if warn:
-                    warn(f"{path}: dropped a torn last line ({len(line)} bytes)")
-                return
-            raise JournalError(f"{path}:{i}: not a journal record ({exc})") from None
-        yield rec
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for i, line in enumerate(f, 1):
+            try:
+                rec = json.loads(line)
+                if not isinstance(rec, dict):
+                    raise ValueError("not an object")
+            except ValueError as exc:
+                if not line.endswith("\n"):  # only the last line can lack it
+                    if warn:
+                        warn(f"{path}: dropped a torn last line ({len(line)} bytes)")
+                    return
+                raise JournalError(f"{path}, line {i}: not a journal record ({exc})") from None
+            yield rec
+
+
+def check_journal(run_dir: Path, warn: Any = None) -> set[int]:
+    """Before a run's journal is appended to again: cut torn last lines off
+    (``repair_journal``), check that every other line of both files is a record
+    (JournalError names the first that is not), and return the games journalled."""
+    repair_journal(run_dir, warn)
+    for _ in read_lines(Path(run_dir) / TRANSCRIPTS_FILE):
+        pass
+    path = Path(run_dir) / GAMES_FILE
+    done: set[int] = set()
+    for i, rec in enumerate(read_lines(path), 1):
+        game = rec.get("game")
+        if not isinstance(game, int) or isinstance(game, bool):
+            raise JournalError(f"{path}, line {i}: a record without a game number")
+        done.add(game)
+    return done
 
 
 def read_games(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:

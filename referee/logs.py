@@ -3,7 +3,8 @@
 Bots write into pipes; one thread (``LogPump``) drains all of them, so a bot that prints
 megabytes never blocks on a full pipe and never slows the referee's event loop. Each
 stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
-line says how much was dropped.
+line says how much was dropped. A log that cannot be written (a full disk) is dropped
+too: the pump goes on draining every pipe, and says so once through ``warn``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import os
 import queue
 import selectors
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -22,7 +24,8 @@ CHUNK = 1 << 16
 @dataclass
 class _Stream:
     pipe: IO[bytes]
-    out: IO[bytes]
+    out: IO[bytes] | None  # None once the file cannot be written
+    path: Path
     left: int
     dropped: int = 0
     done: threading.Event = field(default_factory=threading.Event)
@@ -40,8 +43,11 @@ class LogPump:
     'hello, wor\\n[referee: 3 more bytes dropped: the log cap is 10 bytes]\\n'
     """
 
-    def __init__(self, cap_bytes: int):
+    def __init__(self, cap_bytes: int, warn: Callable[[str], None] | None = None):
+        """``warn`` is told (once) when a log file cannot be written."""
         self.cap_bytes = cap_bytes
+        self._warn = warn
+        self._warned = False
         self._selector = selectors.DefaultSelector()
         self._incoming: queue.SimpleQueue[_Stream | None] = queue.SimpleQueue()
         self._wake_r, self._wake_w = os.pipe()
@@ -52,8 +58,12 @@ class LogPump:
     def attach(self, pipe: IO[bytes], path: Path) -> threading.Event:
         """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``; the
         event is set once the pipe has reached its end and the file is complete."""
-        out = open(path, "ab")  # noqa: SIM115 - closed by the pump thread at EOF
-        stream = _Stream(pipe, out, self.cap_bytes)
+        stream = _Stream(pipe, None, path, self.cap_bytes)
+        try:
+            # Unbuffered: a failed write fails here, not in a flush at close.
+            stream.out = open(path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
+        except OSError as exc:
+            self._failed(stream, exc)
         self._incoming.put(stream)
         os.write(self._wake_w, b".")
         return stream.done
@@ -101,17 +111,37 @@ class LogPump:
             self._finish(s)
             return
         keep = data[: s.left]
-        if keep:
-            s.out.write(keep)
-            s.out.flush()
-            s.left -= len(keep)
-        s.dropped += len(data) - len(keep)
+        s.left -= len(keep)
+        s.dropped += len(data) - self._write(s, keep)
+
+    def _write(self, s: _Stream, data: bytes) -> int:
+        """Write ``data`` to the stream's file; the bytes written."""
+        if s.out is None or not data:
+            return 0
+        try:
+            return s.out.write(data) or 0
+        except OSError as exc:
+            self._failed(s, exc)
+            return 0
+
+    def _failed(self, s: _Stream, exc: OSError) -> None:
+        if s.out is not None:
+            try:
+                s.out.close()
+            except OSError:
+                pass
+            s.out = None
+        if self._warn and not self._warned:
+            self._warned = True
+            self._warn(f"warning: cannot write {s.path} ({exc.strerror or exc}): bot output "
+                       "that cannot be written is dropped")
 
     def _finish(self, s: _Stream) -> None:
         self._selector.unregister(s.pipe)
         if s.dropped:
-            s.out.write(f"\n[referee: {s.dropped} more bytes dropped: the log cap is "
-                        f"{self.cap_bytes} bytes]\n".encode())
-        s.out.close()
+            self._write(s, f"\n[referee: {s.dropped} more bytes dropped: the log cap is "
+                           f"{self.cap_bytes} bytes]\n".encode())
+        if s.out is not None:
+            s.out.close()
         s.pipe.close()
         s.done.set()

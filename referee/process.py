@@ -15,6 +15,7 @@ import hashlib
 import os
 import pwd
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -77,7 +78,18 @@ def die_with_parent() -> None:
 
 
 class BotFileError(ValueError):
-    """A bot argument that names no usable file."""
+    """A bot argument that names no usable file, or gives a name that cannot be used."""
+
+
+class BotNotRunnable(BotFileError):
+    """A bot file that the system cannot start: binary garbage, or a script whose ``#!``
+    interpreter is missing (``referee run`` exits 3 for it, as for any bot that does
+    not start)."""
+
+
+MAX_NAME_CHARS = 64
+# Log files and sandboxes are named after the bot: ``logs/<file_label>.<slot>.stdout.log``.
+_FILE_LABEL = str.maketrans({"#": "_"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,39 +124,96 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
     """Bot arguments (``FILE`` or ``NAME=FILE``) -> specs with distinct names.
 
     The same file given twice gets two names (``caller``, ``caller#2``), so a bot
-    can play itself.
+    can play itself. A name (given, or the file's name without ``.py``) is at most
+    MAX_NAME_CHARS printable characters without ``/``: it names the bot's log files.
 
     >>> [b.name for b in resolve_bots(["bots/caller.py", "bots/caller.py", "x=bots/caller.py"])]
     ['caller', 'caller#2', 'x']
+    >>> resolve_bots(["../x=bots/caller.py"])
+    Traceback (most recent call last):
+    ...
+    referee.process.BotFileError: bot name '../x' has a '/': give another with NAME=FILE
     """
     specs: list[BotSpec] = []
-    taken: set[str] = set()
+    taken: set[str] = set()  # file labels: two names must not share log files
     for arg in args:
         name, sep, file = arg.partition("=")
         if not sep:
             name, file = "", arg
         path = Path(file).expanduser()
-        if sep and (not name or name in taken):
+        if sep and (not name or file_label(name) in taken):
             raise BotFileError(f"bot name {name!r} is empty or used twice")
         if not name:
             base, n = path.stem, 1
             name = base
-            while name in taken:
+            while file_label(name) in taken:
                 n += 1
                 name = f"{base}#{n}"
-        taken.add(name)
+        check_name(name)
+        taken.add(file_label(name))
         specs.append(bot_spec(name, path))
     return specs
 
 
+def check_name(name: str) -> None:
+    """BotFileError unless ``name`` can name a bot (see ``resolve_bots``)."""
+    why = ("is empty" if not name else
+           f"is longer than {MAX_NAME_CHARS} characters" if len(name) > MAX_NAME_CHARS else
+           "has a '/'" if "/" in name else
+           "is not a file name" if name in (".", "..") else
+           "has a control or invisible character" if not name.isprintable() else None)
+    if why:
+        raise BotFileError(f"bot name {name!r} {why}: give another with NAME=FILE")
+
+
+def file_label(name: str) -> str:
+    """The part of a bot's log and sandbox file names that comes from its name."""
+    return name.translate(_FILE_LABEL)
+
+
 def bot_spec(name: str, path: Path) -> BotSpec:
-    """The spec of one bot file; BotFileError if it cannot be run."""
+    """The spec of one bot file; BotFileError if it cannot be run (BotNotRunnable if it
+    is there but the system cannot start it)."""
     if not path.is_file():
         raise BotFileError(f"bot file not found: {path}")
     if path.suffix != ".py" and not os.access(path, os.X_OK):
         raise BotFileError(f"bot file {path} is neither a .py file nor executable "
                            "(chmod +x it, or give a .py file)")
-    return BotSpec(name, path.resolve(), _sha256(path))
+    spec = BotSpec(name, path.resolve(), _sha256(path))
+    if spec.command == [str(spec.path)]:
+        why = _start_problem(spec.path)
+        if why:
+            raise BotNotRunnable(f"bot {name} ({path}) cannot be started: {why}")
+    return spec
+
+
+_ELF_MAGIC = b"\x7fELF"
+_SHEBANG_MAX = 256  # what Linux reads of a #! line
+
+
+def _start_problem(path: Path) -> str | None:
+    """Why the system would refuse to start the executable ``path``, when the file
+    shows it: neither a binary nor a ``#!`` script, or a ``#!`` interpreter (or the
+    program ``env`` is to find on PATH) that is not there."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_SHEBANG_MAX)
+    except OSError as exc:
+        return f"it cannot be read ({exc.strerror})"
+    if head.startswith(_ELF_MAGIC):
+        return None
+    if not head.startswith(b"#!"):
+        return "it is neither an executable binary nor a script with a #! line"
+    words = [os.fsdecode(w) for w in head[2:].split(b"\n", 1)[0].split()]
+    if not words:
+        return "its #! line names no interpreter"
+    interpreter = path.parent / words[0]  # a relative one is found from the bot's folder
+    if not (interpreter.is_file() and os.access(interpreter, os.X_OK)):
+        return f"its #! interpreter {words[0]} is missing or not executable"
+    program = next((w for w in words[1:] if not w.startswith("-") and "=" not in w), None)
+    if interpreter.name == "env" and program and shutil.which(program) is None:
+        return f"its #! line runs {program}, which is not on PATH"
+    return None
 
 
 class BotProcess:

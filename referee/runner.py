@@ -15,6 +15,7 @@ import resource
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from protocol.codec import MessageError
@@ -24,7 +25,7 @@ from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import Table
-from referee.process import BotProcess, BotSpec
+from referee.process import BotProcess, BotSpec, file_label
 from referee.sandbox import Sandbox
 from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
@@ -75,14 +76,22 @@ class BotInstance:
 
     @property
     def label(self) -> str:
-        return f"{self.spec.name}.{self.slot}".replace("#", "_").replace("/", "_")
+        return f"{file_label(self.spec.name)}.{self.slot}"
 
     def launch(self) -> None:
         hub = self.runner.hub
         token = hub.new_token(self, self.spec.name)
         cfg = self.runner.config
-        self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
-                                  cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
+        try:
+            self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs",
+                                      self.label, cfg.limits, self.runner.logs,
+                                      Sandbox(cfg.sandbox))
+        except OSError as exc:
+            if exc.filename is not None and \
+                    Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
+                raise  # the run directory failed, not the bot: a storage error
+            raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
+                                f"started: {exc.strerror or exc}") from None
         self.ready, self.refused = False, None
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
@@ -127,7 +136,7 @@ class Runner(Tournament):
         raise_open_files_limit()
         self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
-        self.logs = LogPump(config.limits.log_bytes)
+        self.logs = LogPump(config.limits.log_bytes, warn)
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
@@ -151,7 +160,7 @@ class Runner(Tournament):
         bot that does not make it."""
         for inst in self.instances:
             inst.launch()
-        while not all(i.ready for i in self.instances):
+        while not all(i.ready for i in self.instances) and not self.interrupted:
             self._pump(POLL_MS)
             now = time.perf_counter()
             for inst in self.instances:

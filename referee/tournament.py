@@ -28,15 +28,13 @@ from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.games import GameRules, game_rules
 from referee.journal import (
-    GAMES_FILE,
     Journal,
     JournalRecords,
-    read_lines,
-    repair_journal,
+    check_journal,
 )
+from referee.rundir import CONFIG_FILE, write_text
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
 
-CONFIG_FILE = "config.json"
 ProgressFn = Callable[[Any, dict[str, Any]], None]
 
 
@@ -109,14 +107,13 @@ class Tournament:
     def run(self) -> None:
         """Play every game not yet journalled (the journal holds the results)."""
         out = self.config.out
-        if self.resume:
-            repair_journal(out, self.warn)
-            self._done = {r["game"] for r in read_lines(out / GAMES_FILE)}
-            self.played = len(self._done)
-        else:
-            self.write_config()
-        self._journal = Journal(out)
-        try:
+        try:  # whatever happens, ``close`` ends what ``open`` started
+            if self.resume:
+                self._done = check_journal(out, self.warn)
+                self.played = len(self._done)
+            else:
+                self.write_config()
+            self._journal = Journal(out)
             self.open()
             # What is alive now (modules, the bots' and the journal's state) lives as long
             # as the run: keep the collector from scanning it again and again, so its pauses
@@ -132,7 +129,8 @@ class Tournament:
                 self.play(g for g in games if g.index not in self._done)
                 stage += 1
         finally:
-            self._journal.close()
+            if self._journal is not None:
+                self._journal.close()
             self.close()
 
     def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
@@ -154,7 +152,7 @@ class Tournament:
                 versions[pkg] = None
         doc = {"schema_version": 1, "config": self.config.to_dict(), "versions": versions,
                "argv": sys.argv, "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
-        (out / CONFIG_FILE).write_text(json.dumps(doc, indent=2) + "\n")
+        write_text(out / CONFIG_FILE, json.dumps(doc, indent=2) + "\n")
 
     # What a subclass provides.
 

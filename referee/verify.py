@@ -6,12 +6,12 @@ reproduce the transcript exactly and end the game, and the record must agree wit
 table size, finishing order, places, number of rounds, and its faults (each one a
 ``round_lost`` with a fault reason in the transcript, or an ``eliminated`` with reason
 ``forfeit:<label>``, where ``forfeit:faults`` ends a run of ``--max-faults`` faults).
-When ``config.json`` is there, each game's seed and seating must also be the run's.
+Each game's seed and seating must also be those the run's schedule (regenerated from
+``config.json``) gives it, and every game the schedule has must be in the journal: a
+run that was stopped fails here until ``referee resume`` has finished it (a ``sprt``
+run stops when its test decides: its games must be the schedule's first ones).
 
->>> import shutil, tempfile
->>> from pathlib import Path
 >>> from referee.games.polish import PolishPoker
->>> from referee.journal import Journal
 >>> g = PolishPoker("official", 2, seed=3)
 >>> while not g.is_over:
 ...     _ = g.apply("call" if g.can_call else "pair A")
@@ -19,20 +19,15 @@ When ``config.json`` is there, each game's seed and seating must also be the run
 >>> record = {"game": 0, "seed": 3, "rules": "official", "players": 2, "seats": names,
 ...           "order": [names[s] for s in g.finishing_order], "rounds": g.round,
 ...           "places": [g.finishing_order.index(s) + 1 for s in (0, 1)], "faults": []}
->>> run = Path(tempfile.mkdtemp())
->>> journal = Journal(run)
->>> journal.append(record, [e.to_dict() for e in g.events])
->>> journal.close()
->>> verify_run(run)
-VerifyReport(games=1, rounds=6, faults=0)
+>>> transcript = {"game": 0, "seed": 3, "rules": "official", "players": 2,
+...               "events": [e.to_dict() for e in g.events]}
+>>> verify_game(record, transcript).round
+6
 >>> record["order"].reverse()
->>> (run / "games.jsonl").write_text(json.dumps(record) + "\\n") > 0
-True
->>> verify_run(run)
+>>> verify_game(record, transcript)
 Traceback (most recent call last):
 ...
 referee.verify.VerifyError: game 0: order ['alice', 'bob'] but the transcript gives ['bob', 'alice']
->>> shutil.rmtree(run)
 """
 
 from __future__ import annotations
@@ -145,14 +140,19 @@ def scheduled_games(config: dict[str, Any], records: list[dict[str, Any]]
 
 def verify_run(run_dir: str | Path) -> VerifyReport:
     """Re-check every game of the run in ``run_dir``; raises VerifyError at the first
-    game that disagrees (a missing or unreadable journal is a ValueError too)."""
+    game that disagrees, and for scheduled games that are missing (a missing or
+    unreadable journal or configuration is a ValueError too)."""
     run_dir = Path(run_dir)
-    if not (run_dir / "games.jsonl").is_file():
-        raise VerifyError(None, f"{run_dir} has no games.jsonl")
+    for name in ("games.jsonl", "config.json"):
+        if not (run_dir / name).is_file():
+            raise VerifyError(None, f"{run_dir} has no {name}")
     records, transcripts = read_games(run_dir), read_transcripts(run_dir)
-    config_file = run_dir / "config.json"
-    config = json.loads(config_file.read_text())["config"] if config_file.is_file() else None
-    schedule = scheduled_games(config, records) if config is not None else {}
+    try:
+        config = json.loads((run_dir / "config.json").read_text())["config"]
+        schedule = scheduled_games(config, records)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise VerifyError(None, f"{run_dir / 'config.json'} is not a run's configuration "
+                                f"({exc!r})") from None
     seen: set[int] = set()
     rounds = faults = 0
     for rec in records:
@@ -175,4 +175,22 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
             raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
         rounds += engine.round
         faults += len(rec["faults"])
+    _check_complete(config, schedule, seen, run_dir)
     return VerifyReport(games=len(records), rounds=rounds, faults=faults)
+
+
+def _check_complete(config: dict[str, Any], schedule: dict[int, ScheduledGame],
+                    journalled: set[int], run_dir: Path) -> None:
+    """VerifyError unless the journal holds every game the schedule has (for ``sprt``:
+    its first games, as many as there are, and at least one)."""
+    if not journalled:
+        raise VerifyError(None, f"the journal of {run_dir} holds no games")
+    due = sorted(schedule)
+    if config.get("format") == "sprt":
+        due = due[:len(journalled)]
+    missing = [g for g in due if g not in journalled]
+    if missing:
+        listed = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
+        raise VerifyError(None, f"{len(missing)} of the {len(due)} games the schedule has are "
+                                f"missing from the journal (games {listed}); a run that was "
+                                f"stopped is finished by: referee resume {run_dir}")

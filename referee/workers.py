@@ -155,8 +155,8 @@ class WorkerPool(Tournament):
                                                            self.config.workers)):
             config = replace(self.config, concurrency=slots, workers=1)
             self.workers.append(WorkerProcess(number, first, config))
-        while not all(w.ready for w in self.workers):
-            self._receive(None)
+        while not all(w.ready for w in self.workers) and not self.interrupted:
+            self._receive(TICK_S)
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
         """Hand out one stage's games on demand; return once every game handed out is
