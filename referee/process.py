@@ -269,7 +269,7 @@ class BotProcess:
             text = self.stderr_path.read_bytes()[-n_chars:].decode(errors="replace")
         except OSError:
             return ""
-        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+        lines = [ln for ln in text.split("\n") if ln.strip()]  # a CR is shown, not obeyed
         return lines[-1] if lines else ""
 
     def kill(self, grace_s: float = 0.0) -> None:
