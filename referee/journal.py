@@ -109,7 +109,7 @@ def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
                     if warn:
                         warn(f"{path}: dropped a torn last line ({len(line)} bytes)")
                     return
-                raise JournalError(f"{path}, line {i}: not a journal record ({exc})") from None
+                raise JournalError(f"{path}:{i}: not a journal record ({exc})") from None
             yield rec
 
 
@@ -125,7 +125,7 @@ def check_journal(run_dir: Path, warn: Any = None) -> set[int]:
     for i, rec in enumerate(read_lines(path), 1):
         game = rec.get("game")
         if not isinstance(game, int) or isinstance(game, bool):
-            raise JournalError(f"{path}, line {i}: a record without a game number")
+            raise JournalError(f"{path}:{i}: a record without a game number")
         done.add(game)
     return done
 

@@ -40,7 +40,7 @@ from harness import (  # noqa: E402
 )
 
 from referee.journal import read_games, read_transcripts  # noqa: E402
-from referee.verify import verify_run  # noqa: E402
+from referee.verify import VerifyError, verify_run  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,9 @@ def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_t
     assert len(err) == 1, proc.stderr
     assert err[0].startswith(f"error: bot {bot} ") and why in err[0], err
     assert elapsed < 12, elapsed
-    assert verify_run(out).games == 0 and read_games(out) == []
+    assert read_games(out) == []
+    with pytest.raises(VerifyError, match="holds no games"):
+        verify_run(out)
     assert not (out / "leaderboard.json").exists()
     assert_nothing_left(tmp_path, _pids(bot_dir(tmp_path) / f"{bot}.pid"))
 

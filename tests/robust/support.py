@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -39,15 +38,6 @@ def bots(tmp_path: Path, *names: str) -> list[str]:
         shutil.copy(src, d / name)
         out.append(str(d / name))
     return out
-
-
-@pytest.fixture
-def tmpdir_env() -> Iterator[Path]:
-    """A fresh, short TMPDIR for the referee (ipc paths must stay short); the test
-    checks it is empty again afterwards."""
-    d = Path(tempfile.mkdtemp(prefix="rbt-", dir="/tmp"))
-    yield d
-    shutil.rmtree(d, ignore_errors=True)
 
 
 def referee(*args: str, tmp: Path, cwd: Path | None = None, timeout: float = 120,

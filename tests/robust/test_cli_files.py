@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from harness import assert_nothing_left  # noqa: E402
-from support import bots, journal, one_error, referee, small_disk, tmpdir_env  # noqa: E402, F401
+from support import bots, journal, one_error, referee, small_disk  # noqa: E402
 
 RUN = ["--games", "12", "--seed", "4", "--players", "2"]
 
@@ -173,7 +173,7 @@ def test_resume_refuses_a_journal_with_a_bad_line_in_the_middle(finished, tmp_pa
     res = referee("resume", str(run), tmp=tmpdir_env)
     assert res.returncode == 2, res.stderr
     err = [ln for ln in res.stderr.splitlines() if ln.startswith("error")]
-    assert len(err) == 1 and f"{run / 'games.jsonl'}, line 5: not a journal record" in err[0]
+    assert len(err) == 1 and f"{run / 'games.jsonl'}:5: not a journal record" in err[0]
     assert (run / "games.jsonl").read_text() == bad  # nothing cut, nothing appended
     assert list(tmpdir_env.iterdir()) == []
 
@@ -185,7 +185,7 @@ def test_resume_refuses_a_transcript_with_a_bad_line_in_the_middle(finished, tmp
     lines[1] = "[1, 2]\n"
     (run / "transcripts.jsonl").write_text("".join(lines))
     res = referee("resume", str(run), tmp=tmpdir_env)
-    assert res.returncode == 2 and "transcripts.jsonl, line 2" in res.stderr, res.stderr
+    assert res.returncode == 2 and "transcripts.jsonl:2:" in res.stderr, res.stderr
 
 
 @pytest.mark.parametrize("damage", ["a game", "a duplicate group", "every game", "config"])

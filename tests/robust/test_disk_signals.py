@@ -12,7 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from harness import assert_nothing_left  # noqa: E402
-from support import (  # noqa: E402, F401 - tmpdir_env is a fixture
+from support import (  # noqa: E402
     bots,
     grow,
     journal,
@@ -20,7 +20,6 @@ from support import (  # noqa: E402, F401 - tmpdir_env is a fixture
     referee,
     small_disk,
     start,
-    tmpdir_env,
 )
 
 from referee.verify import verify_run  # noqa: E402

@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from harness import assert_nothing_left  # noqa: E402
-from support import ESC, bots, one_error, referee, tmpdir_env  # noqa: E402, F401
+from support import ESC, bots, one_error, referee  # noqa: E402
 
 from leaderboards import inert  # noqa: E402
 
