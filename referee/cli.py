@@ -140,11 +140,14 @@ MaxFaultsOpt = Annotated[int, typer.Option(
     help="Consecutive faults after which a bot forfeits the game.")]
 StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and say hello.")]
 OutOpt = Annotated[Path | None, typer.Option(
-    help="Run directory (default: a new one under runs/).")]
+    help="Run directory (default: a new one under runs/); one that already holds a run "
+         "is refused: `referee resume` goes on with it.")]
 MemoryOpt = Annotated[str, typer.Option(
-    help="Address space per bot process, e.g. 2G (0: no limit).")]
+    help="Address space per bot process, with its unit: 512M, 2G (0: no limit; a bare "
+         "number is refused).")]
 CpuOpt = Annotated[str, typer.Option(
-    help="CPU time per bot process over its life, e.g. 10m (0: no limit).")]
+    help="CPU time per bot process over its life, with its unit: 90s, 10m (0: no limit; "
+         "rounded up to whole seconds; a bare number is refused).")]
 ProcsOpt = Annotated[int, typer.Option(
     help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
