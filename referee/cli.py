@@ -66,7 +66,7 @@ from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import BotFileError, BotLimits, BotNotRunnable, resolve_bots
-from referee.rundir import check_out, storage_error, write_text
+from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
 from referee.sprt import SprtMatch, play_sprt
@@ -345,8 +345,11 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
     except Exception as exc:  # the one place that turns a failure into exit code 4
         storage = storage_error(exc, config.out)
         if storage is not None:
-            say(f"{storage}; the journal is whole; once the run directory can be written "
-                f"again, go on with: referee resume {config.out}", "error: ")
+            then = (f"the journal is whole; once the run directory can be written again, go "
+                    f"on with: referee resume {config.out}"
+                    if (config.out / CONFIG_FILE).is_file() else
+                    "no game was played; start the run again once it can be written")
+            say(f"{storage}; {then}", "error: ")
             return EXIT_INTERNAL
         log = config.out / "error.log"
         try:
@@ -529,7 +532,8 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     try:
         report = board.report(records)
     except ReportError as exc:
-        raise fail(EXIT_INTERNAL, str(exc)) from None
+        say(str(exc), "error: ")
+        return EXIT_INTERNAL
     write_reports(report, config.out)
     console.print(rich_table(report))
     if isinstance(runner.format, Tables):

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hostile"))
 from harness import assert_nothing_left  # noqa: E402
@@ -47,11 +49,14 @@ def resume_finishes(run: Path, tmp: Path, before: list[dict], games: int) -> Non
     assert (run / "leaderboard.json").exists()
 
 
-def test_full_disk_mid_run_is_one_line_exit_4_and_resume_finishes(tmp_path, tmpdir_env):
+@pytest.mark.parametrize("how", [[], ["--concurrency", "2", "--workers", "2"]],
+                         ids=["one process", "two workers"])
+def test_full_disk_mid_run_is_one_line_exit_4_and_resume_finishes(tmp_path, tmpdir_env, how):
     with small_disk(tmp_path / "disk", "300k") as disk:
         run = disk / "run"
         caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
-        res = referee("run", "--bots", caller, rnd, *GAMES, "--out", str(run), tmp=tmpdir_env)
+        res = referee("run", "--bots", caller, rnd, *GAMES, *how, "--out", str(run),
+                      tmp=tmpdir_env)
         line = one_error(res, 4, "No space left on device", f"referee resume {run}")
         assert line.startswith(f"error: cannot write {run}/") and ".jsonl" in line
         games, transcripts = journal(run)  # no torn line in either file
@@ -63,6 +68,25 @@ def test_full_disk_mid_run_is_one_line_exit_4_and_resume_finishes(tmp_path, tmpd
         grow(disk, "20m")
         resume_finishes(run, tmpdir_env, games, 300)
         assert list(tmpdir_env.iterdir()) == []
+
+
+def test_a_disk_full_before_the_first_game(tmp_path, tmpdir_env):
+    """Not even config.json fits: one line, exit 4, and no resume hint (there is
+    nothing to resume); with room, the same command starts the run."""
+    with small_disk(tmp_path / "disk", "4k") as disk:
+        (disk / "filler").write_bytes(b"x" * 4096)
+        run = disk / "run"
+        caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
+        args = ["run", "--bots", caller, rnd, "--games", "2", "--out", str(run)]
+        res = referee(*args, tmp=tmpdir_env)
+        one_error(res, 4, f"cannot write {run}/config.json", "No space left on device",
+                  "no game was played")
+        assert list(tmpdir_env.iterdir()) == []
+        (disk / "filler").unlink()
+        grow(disk, "10m")
+        again = referee(*args, tmp=tmpdir_env)
+        assert again.returncode == 0, again.stderr
+        assert verify_run(run).games == 2
 
 
 def test_a_bot_that_floods_its_log_on_a_small_disk(tmp_path, tmpdir_env):
