@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -295,6 +296,9 @@ def main(argv: list[str]) -> None:
     """``python -m referee.workers FD PARENT_PID``: serve the main process on the
     connection ``FD``; every failure is sent to it."""
     fd, parent = int(argv[0]), int(argv[1])
+    # A SIGTERM sent to every process of the run (a service manager stopping it) is
+    # the main process's to handle: it tells the workers to quit, and they end cleanly.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     die_with_parent()
     if os.getppid() != parent:
         return  # the main process died before we asked to die with it

@@ -4,6 +4,7 @@ processes, real bots, a real (small) file system."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import time
@@ -110,13 +111,22 @@ def test_a_bot_that_floods_its_log_on_a_small_disk(tmp_path, tmpdir_env):
         resume_finishes(run, tmpdir_env, games, 4)
 
 
-def test_sigterm_stops_like_ctrl_c_exit_143_and_resume_finishes(tmp_path, tmpdir_env):
+@pytest.mark.parametrize(("workers", "everyone"), [(1, False), (2, False), (2, True)],
+                         ids=["one process", "two workers", "two workers, all signalled"])
+def test_sigterm_stops_like_ctrl_c_exit_143_and_resume_finishes(tmp_path, tmpdir_env,
+                                                                 workers, everyone):
+    """``everyone``: the SIGTERM goes to the workers too, as a service manager sends it
+    to every process of a service."""
     run = tmp_path / "run"
     caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
     proc = start("run", "--bots", caller, rnd, *GAMES[:4], "--games", "40",
-                 "--concurrency", "2", "--out", str(run), tmp=tmpdir_env)
+                 "--concurrency", "2", "--workers", str(workers), "--out", str(run),
+                 tmp=tmpdir_env)
     wait_games(run, 3)
-    assert len(list(tmpdir_env.iterdir())) == 1  # the hub's ipc folder, while it runs
+    assert len(list(tmpdir_env.iterdir())) == workers  # each hub's ipc folder
+    if everyone:
+        for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
+            os.kill(int(child), signal.SIGTERM)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, err
@@ -126,6 +136,20 @@ def test_sigterm_stops_like_ctrl_c_exit_143_and_resume_finishes(tmp_path, tmpdir
     assert list(tmpdir_env.iterdir()) == []
     assert_nothing_left(tmp_path)
     resume_finishes(run, tmpdir_env, games, 40)
+
+
+def test_sigterm_during_sprt_is_143_and_removes_its_folders(tmp_path, tmpdir_env):
+    caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
+    run = tmp_path / "run"
+    proc = start("sprt", "--candidate", caller, "--baseline", rnd, "--elo1", "2000",
+                 "--max-games", "2000", "--out", str(run), tmp=tmpdir_env)
+    wait_games(run, 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "Traceback" not in err
+    assert list(tmpdir_env.iterdir()) == []
+    assert_nothing_left(tmp_path)
 
 
 def test_ctrl_c_removes_the_temporary_folders_too(tmp_path, tmpdir_env):
