@@ -160,6 +160,20 @@ def test_a_binary_for_no_machine_is_exit_3_at_start(tmp_path, tmpdir_env):
     assert list(tmpdir_env.iterdir()) == []
 
 
+def test_a_py_file_of_garbage_is_exit_3(tmp_path, tmpdir_env):
+    """Hosted by the SDK, it fails as it is imported: a bot that exits before hello."""
+    bad = tmp_path / "junk.py"
+    bad.write_bytes(GARBAGE)
+    (caller,) = bots(tmp_path, "caller.py")
+    res = referee("run", "--bots", str(bad), caller, "--out", str(tmp_path / "run"),
+                  tmp=tmpdir_env)
+    one_error(res, 3, "bot junk", "exited with code")
+    check = referee("check", str(bad), tmp=tmpdir_env)
+    assert check.returncode == 3 and "FAIL start and hello: exited with code" in check.stdout
+    assert list(tmpdir_env.iterdir()) == []
+    assert_nothing_left(tmp_path)
+
+
 # ----------------------------------------------------------------------- journals
 
 
