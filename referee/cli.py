@@ -626,8 +626,8 @@ def sprt(
     the same deals until the SPRT decides.
 
     Exit codes: 0 H1 accepted (better by at least --elo1), 1 H0 accepted, 2 inconclusive
-    at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
-    interrupted.
+    at --max-games, 3 a bot could not start, 4 the run directory cannot be written or an
+    internal error, 5 bad usage, 130 interrupted, 143 terminated; nothing else.
     """
     global _sprt_verdict
     try:
