@@ -318,7 +318,7 @@ def resume(
         if config.format == "sprt":
             raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
                               "decides; it cannot be resumed (start it again: with the same "
-                              "--seed it replays the same pairs)")
+                              "--seed and another --out it replays the same pairs)")
         check_out(config.out, new_run=False)
         local = load_local_bots(config.bots) if config.in_process else None
     except BotNotRunnable as exc:
