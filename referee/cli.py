@@ -719,18 +719,23 @@ def check(
 @app.command()
 def verify(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holding games.jsonl).")],
+    unfinished: Annotated[bool, typer.Option(
+        "--unfinished", help="Check the games of a run that was stopped, without asking "
+                             "for the rest of its schedule.")] = False,
 ) -> None:
-    """Re-check every journalled game against its transcript with the engine."""
+    """Re-check every journalled game against its transcript with the engine, and that
+    the journal holds every game of the run's schedule."""
     from referee.verify import verify_run
 
     if not run_dir.is_dir():
         raise fail(EXIT_USAGE, f"no run directory {run_dir}")
     try:
-        report = verify_run(run_dir)
+        report = verify_run(run_dir, complete=not unfinished)
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
+    whole = "" if unfinished else " and are all the schedule has"
     say(f"ok: {report.games} games ({report.rounds} rounds, {report.faults} faults) in "
-        f"{run_dir} agree with their transcripts and are all the schedule has", to=console)
+        f"{run_dir} agree with their transcripts{whole}", to=console)
 
 
 @app.command("rules")

@@ -8,6 +8,7 @@ both formats.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -29,6 +30,10 @@ class JournalError(ValueError):
 class StorageError(Exception):
     """A file of the run directory that could not be written (a full disk, a file
     system gone read-only): the run stops; what the journal holds stays whole."""
+
+
+# A write that fails with one of these failed for want of room or of a writable disk.
+STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
 
 class Journal:

@@ -4,7 +4,8 @@ Bots write into pipes; one thread (``LogPump``) drains all of them, so a bot tha
 megabytes never blocks on a full pipe and never slows the referee's event loop. Each
 stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
 line says how much was dropped. A log that cannot be written (a full disk) is dropped
-too: the pump goes on draining every pipe, and says so once through ``warn``.
+too: the pump goes on draining every pipe, and says so once through ``warn``. (Only a
+log file that cannot even be opened for another reason than room is an error.)
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
+
+from referee.journal import STORAGE_ERRNOS
 
 CHUNK = 1 << 16
 
@@ -63,6 +66,8 @@ class LogPump:
             # Unbuffered: a failed write fails here, not in a flush at close.
             stream.out = open(path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
         except OSError as exc:
+            if exc.errno not in STORAGE_ERRNOS:
+                raise  # not for want of room: the run directory is not as we made it
             self._failed(stream, exc)
         self._incoming.put(stream)
         os.write(self._wake_w, b".")

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from referee.config import ConfigError
-from referee.journal import GAMES_FILE, TRANSCRIPTS_FILE, StorageError
+from referee.journal import GAMES_FILE, STORAGE_ERRNOS, TRANSCRIPTS_FILE, StorageError
 
 CONFIG_FILE = "config.json"
 RUN_FILES = (CONFIG_FILE, GAMES_FILE, TRANSCRIPTS_FILE)
@@ -25,8 +25,6 @@ RUN_FILES = (CONFIG_FILE, GAMES_FILE, TRANSCRIPTS_FILE)
 PSEUDO_FILE_SYSTEMS = frozenset({
     "proc", "sysfs", "cgroup", "cgroup2", "devpts", "securityfs", "debugfs", "tracefs",
     "configfs", "bpf", "pstore", "mqueue", "fusectl", "binfmt_misc", "efivarfs"})
-# A write that fails with one of these failed for want of room or of a writable disk.
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
 
 def check_out(out: Path, new_run: bool) -> None:

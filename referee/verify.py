@@ -9,7 +9,8 @@ table size, finishing order, places, number of rounds, and its faults (each one 
 Each game's seed and seating must also be those the run's schedule (regenerated from
 ``config.json``) gives it, and every game the schedule has must be in the journal: a
 run that was stopped fails here until ``referee resume`` has finished it (a ``sprt``
-run stops when its test decides: its games must be the schedule's first ones).
+run stops when its test decides: its games must be the schedule's first ones), unless
+only its journalled games are to be checked (``referee verify --unfinished``).
 
 >>> from referee.games.polish import PolishPoker
 >>> g = PolishPoker("official", 2, seed=3)
@@ -138,10 +139,11 @@ def scheduled_games(config: dict[str, Any], records: list[dict[str, Any]]
         stage += 1
 
 
-def verify_run(run_dir: str | Path) -> VerifyReport:
+def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     """Re-check every game of the run in ``run_dir``; raises VerifyError at the first
-    game that disagrees, and for scheduled games that are missing (a missing or
-    unreadable journal or configuration is a ValueError too)."""
+    game that disagrees, and (if ``complete``) for scheduled games that are missing (a
+    missing or unreadable journal or configuration is a ValueError too). Without
+    ``complete`` the games of a run that was stopped are checked as far as they go."""
     run_dir = Path(run_dir)
     for name in ("games.jsonl", "config.json"):
         if not (run_dir / name).is_file():
@@ -175,7 +177,8 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
             raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
         rounds += engine.round
         faults += len(rec["faults"])
-    _check_complete(config, schedule, seen, run_dir)
+    if complete:
+        _check_complete(config, schedule, seen, run_dir)
     return VerifyReport(games=len(records), rounds=rounds, faults=faults)
 
 
@@ -193,4 +196,5 @@ def _check_complete(config: dict[str, Any], schedule: dict[int, ScheduledGame],
         listed = ", ".join(map(str, missing[:10])) + (", ..." if len(missing) > 10 else "")
         raise VerifyError(None, f"{len(missing)} of the {len(due)} games the schedule has are "
                                 f"missing from the journal (games {listed}); a run that was "
-                                f"stopped is finished by: referee resume {run_dir}")
+                                f"stopped is finished by `referee resume {run_dir}`, or "
+                                "checked as far as it goes with --unfinished")

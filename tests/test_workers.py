@@ -179,7 +179,7 @@ def test_stop_finishes_the_games_in_progress_and_starts_no_more(tmp_path: Path) 
     pool.run()
     records = read_games(config.out)
     assert 4 <= len(records) == pool.played < 36 and pool.abandoned == []
-    assert verify_run(config.out).games == len(records)
+    assert verify_run(config.out, complete=False).games == len(records)
     assert set(pool.counters_report()["bots"]) == {"caller", "random_bot", "again"}
     assert_nothing_left(tmp_path)
 
