@@ -221,6 +221,21 @@ def test_verify_fails_a_journal_that_lacks_scheduled_games(finished, tmp_path, t
     one_error(res, 1, want)
 
 
+def test_verify_unfinished_checks_a_stopped_run_as_far_as_it_goes(finished, tmp_path,
+                                                                  tmpdir_env):
+    run = copy_run(finished, tmp_path / "run")
+    games = (run / "games.jsonl").read_text().splitlines(keepends=True)
+    (run / "games.jsonl").write_text("".join(games[:9]))
+    one_error(referee("verify", str(run), tmp=tmpdir_env), 1, "3 of the 12 games",
+              "--unfinished")
+    ok = referee("verify", "--unfinished", str(run), tmp=tmpdir_env)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: 9 games"), ok.stderr
+    tampered = json.loads(games[8])
+    tampered["places"] = tampered["places"][::-1]
+    (run / "games.jsonl").write_text("".join(games[:8]) + json.dumps(tampered) + "\n")
+    one_error(referee("verify", "--unfinished", str(run), tmp=tmpdir_env), 1, "places")
+
+
 # ------------------------------------------------------------------- sprt's codes
 
 
