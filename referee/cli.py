@@ -580,7 +580,15 @@ def rate(
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
-    paths = write_reports(report, target)
+    try:
+        check_out(target, new_run=False)
+    except ConfigError as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    try:
+        paths = write_reports(report, target)
+    except OSError as exc:
+        raise fail(EXIT_INTERNAL, f"cannot write the leaderboard into {target}: "
+                                  f"{exc.strerror or exc}") from None
     console.print(rich_table(report))
     say("wrote " + ", ".join(str(p) for p in paths), to=console)
 

@@ -115,6 +115,14 @@ def test_an_out_on_a_read_only_file_system_is_exit_2(tmp_path, tmpdir_env):
         one_error(res, 2, "cannot be written", "Read-only file system")
 
 
+def test_rate_into_an_out_that_cannot_be_written_is_exit_2(finished, tmp_path, tmpdir_env):
+    (tmp_path / "file").write_text("not a folder")
+    res = referee("rate", str(finished), "--out", str(tmp_path / "file"), tmp=tmpdir_env)
+    one_error(res, 2, "is a file")
+    proc = referee("rate", str(finished), "--out", "/proc/self/rated", tmp=tmpdir_env)
+    one_error(proc, 2, "proc file system")
+
+
 # ------------------------------------------------------------ bots that cannot start
 
 
