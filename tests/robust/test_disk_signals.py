@@ -90,6 +90,17 @@ def test_a_disk_full_before_the_first_game(tmp_path, tmpdir_env):
         assert verify_run(run).games == 2
 
 
+def test_a_full_disk_in_sprt_is_exit_4_never_a_verdict(tmp_path, tmpdir_env):
+    with small_disk(tmp_path / "disk", "200k") as disk:
+        (caller,) = bots(tmp_path, "caller.py")  # against itself: no early verdict
+        res = referee("sprt", "--candidate", caller, "--baseline", caller, "--elo1", "5",
+                      "--max-games", "5000", "--out", str(disk / "run"), tmp=tmpdir_env)
+        one_error(res, 4, "No space left on device")
+        journal(disk / "run")
+        assert list(tmpdir_env.iterdir()) == []
+        assert_nothing_left(tmp_path)
+
+
 def test_a_bot_that_floods_its_log_on_a_small_disk(tmp_path, tmpdir_env):
     """chatty writes 2 MB to stdout and to stderr on every decision: its logs fill the
     disk. The log thread survives (one warning), the journal cannot be written: exit 4,
@@ -139,9 +150,9 @@ def test_sigterm_stops_like_ctrl_c_exit_143_and_resume_finishes(tmp_path, tmpdir
 
 
 def test_sigterm_during_sprt_is_143_and_removes_its_folders(tmp_path, tmpdir_env):
-    caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
+    (caller,) = bots(tmp_path, "caller.py")  # against itself: no early verdict
     run = tmp_path / "run"
-    proc = start("sprt", "--candidate", caller, "--baseline", rnd, "--elo1", "2000",
+    proc = start("sprt", "--candidate", caller, "--baseline", caller, "--elo1", "5",
                  "--max-games", "2000", "--out", str(run), tmp=tmpdir_env)
     wait_games(run, 2)
     proc.send_signal(signal.SIGTERM)
