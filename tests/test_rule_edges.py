@@ -5,7 +5,12 @@ where it says so, the real ``Match`` fault policy and the replay of its transcri
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -326,3 +331,69 @@ def test_polacco_equal_flushes_of_other_suits_are_no_raise() -> None:
     assert raise_error("flush c K", ["flush s Q"], "polacco") is None
     assert raise_error("straight-flush c 9", ["straight-flush h 9"], "polacco") is not None
     assert "flush c A" not in texts(legal_raises(["flush h A"], "polacco"))
+
+
+# ------------------------------------------------- through the real referee command
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+MIN_RAISER = str(ROOT / "tests" / "bots" / "min_raiser.py")
+CALLER = str(ROOT / "bots" / "caller.py")
+CRASHER = str(ROOT / "tests" / "bots" / "crash_mid_game.py")
+
+
+def referee(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(BIN / "referee"), *args], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+
+
+def test_referee_check_accepts_a_raise_over_a_five_below_aces() -> None:
+    res = referee("check", MIN_RAISER)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "PASS official, answering five T (a higher five or a call is legal): raised to " \
+           "five J" in res.stdout
+
+
+def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,
+                    *bots: str) -> list[list[dict]]:
+    out = tmp_path / "run"
+    res = referee("run", "--rules", rules, "--players", str(players), "--games", str(games),
+                  "--seed", "5", "--out", str(out), "--bots", *bots)
+    assert res.returncode == 0, res.stdout + res.stderr
+    res = referee("verify", str(out))
+    assert res.returncode == 0, res.stdout + res.stderr
+    lines = (out / "transcripts.jsonl").read_text().splitlines()
+    return [json.loads(line)["events"] for line in lines]
+
+
+def test_a_real_run_raises_through_every_five_and_calls_only_five_aces(tmp_path: Path):
+    # Two bots that always make the weakest raise climb the whole ladder every round.
+    for events in run_transcripts(tmp_path, "official", 2, 2, MIN_RAISER, MIN_RAISER):
+        for i, e in enumerate(events):
+            if e["type"] == "declared" and e["declaration"].startswith("five"):
+                nxt = events[i + 1]
+                auto = nxt["type"] == "called" and nxt["automatic"]
+                assert auto == (e["declaration"] == "five A"), events[i - 1:i + 2]
+        declared = [e["declaration"] for e in events if e["type"] == "declared"]
+        assert declared[:89] == [str(d) for d in ladder("official")]
+
+
+@pytest.mark.parametrize(("rules", "players"), [("official", 3), ("polacco", 3)])
+def test_a_real_run_opens_the_round_after_a_crash_by_the_ruleset_rule(
+        tmp_path: Path, rules: str, players: int) -> None:
+    forfeits = 0
+    for events in run_transcripts(tmp_path, rules, players, 3, CRASHER, CALLER, CALLER):
+        opener = None
+        for i, e in enumerate(events):
+            if e["type"] == "dealt":
+                opener = e["opener"]
+            if e["type"] == "eliminated" and e["reason"] == "forfeit:crash" \
+                    and events[i + 1]["type"] == "dealt":
+                forfeits += 1
+                active = [s for s, c in enumerate(events[i + 1]["counts"]) if c]
+                after = opener if rules == "official" else e["seat"]
+                expect = next(s for k in range(1, players + 1)
+                              if (s := (after + k) % players) in active)
+                assert events[i + 1]["opener"] == expect
+                assert events[i + 1]["round"] == e["round"] + 1
+    assert forfeits >= 2
