@@ -344,7 +344,9 @@ CRASHER = str(ROOT / "tests" / "bots" / "crash_mid_game.py")
 
 def referee(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(BIN / "referee"), *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300, env={**os.environ, "COLUMNS": "200"})
+                          text=True, timeout=300,
+                          env={**os.environ, "COLUMNS": "200",
+                               "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
 
 
 def test_referee_check_accepts_a_raise_over_a_five_below_aces() -> None:
@@ -397,3 +399,15 @@ def test_a_real_run_opens_the_round_after_a_crash_by_the_ruleset_rule(
                 assert events[i + 1]["opener"] == expect
                 assert events[i + 1]["round"] == e["round"] + 1
     assert forfeits >= 2
+
+
+def test_seq_starts_at_1_in_every_process(tmp_path: Path) -> None:
+    bot = str(ROOT / "tests" / "bots" / "seq_crasher")
+    run_transcripts(tmp_path, "official", 2, 4, bot, CALLER)
+    lines = (tmp_path / "run" / "logs" / "seq_crasher.0.stderr.log").read_text().split()
+    seqs: dict[str, list[int]] = {}
+    for pid, seq in zip(lines[1::4], lines[3::4], strict=True):
+        seqs.setdefault(pid, []).append(int(seq))
+    # Four games, each forfeited on the process's 2nd decision: four processes, and
+    # each one's first act follows its game_start, seq 1.
+    assert len(seqs) == 4 and all(s[0] == 2 for s in seqs.values()), seqs
