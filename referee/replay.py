@@ -119,5 +119,9 @@ def replay(
         except EngineError as exc:
             raise ReplayMismatch(done, expected[done], None, f"the engine refused: {exc}") from None
         if not driven:
-            raise ReplayMismatch(done, expected[done], None,
-                                 "the engine emits this event itself, but did not")
+            event = expected[done]
+            detail = "the engine emits this event itself, but did not"
+            if isinstance(event, Called) and event.automatic:
+                detail = ("an automatic call, but only five A is called automatically; "
+                          "journals written before that fix called every five (JOURNAL.md)")
+            raise ReplayMismatch(done, event, None, detail)

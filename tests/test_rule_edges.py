@@ -221,6 +221,15 @@ def test_an_old_rule_transcript_names_the_opener_it_disagrees_on() -> None:
     assert info.value.index == len(events) - 1 and "JOURNAL.md" in str(info.value)
 
 
+def test_an_old_automatic_call_after_a_lower_five_is_named() -> None:
+    game = PolishPoker("official", 3, seed=9)
+    game.apply("five T")
+    events = transcript(game) + [{"type": "called", "round": 1, "seat": 1, "automatic": True}]
+    with pytest.raises(ReplayMismatch, match="only five A is called automatically") as info:
+        replay("official", 3, 9, events)
+    assert info.value.index == 2
+
+
 def test_forfeits_round_by_round_to_the_end_in_both_rulesets() -> None:
     # official 5: openers rotate from seat 0 whoever forfeits
     game = start("official", 5)

@@ -1,4 +1,6 @@
-"""The Polish Poker rules engine, rulesets ``official`` and ``polacco`` (see RULES.md).
+"""The Polish Poker rules engine, rulesets ``official`` and ``polacco``.
+
+The rules it plays are written in ``protocol/rules/official.md`` and ``polacco.md``.
 
 A pure, deterministic state machine: no I/O, no clock. Every state change is an event,
 and ``events`` is the game's transcript; ``referee.replay`` rebuilds a game from it.
@@ -35,7 +37,7 @@ Decisions where the rulebook is silent (documented here and tested):
 - A fault (``fault``) is a lost round like any other: penalty card or elimination, and
   the usual opener rule (in ``polacco`` the faulting seat opens next if still in).
 - A forfeit (``forfeit``) ends the round at once as a played round lost by the
-  forfeiting seat (RULES.md): nobody else is charged, and the next round (next round
+  forfeiting seat (the rulebook): nobody else is charged, and the next round (next round
   number, so a new draw) is opened as after any lost round: in ``official`` the next
   active seat after this round's opener, in ``polacco`` the next active seat after the
   forfeiting one. The transcript shows it as the seat's ``Eliminated`` event with reason
