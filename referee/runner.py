@@ -93,6 +93,7 @@ class BotInstance:
             raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
                                 f"started: {exc.strerror or exc}") from None
         self.ready, self.refused = False, None
+        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def send(self, message: dict[str, Any]) -> int | None:
