@@ -52,6 +52,8 @@ from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
 from referee.sprt import SprtMatch, play_sprt
+from referee.summary import bot_faults
+from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
 
@@ -450,7 +452,15 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         console.print(text, highlight=False)
     console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
                   "leaderboard.{json,csv,md,html}", highlight=False)
+    print_fault_summary(records, config.out)
     return EXIT_OK
+
+
+def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
+    """Per bot with faults: what went wrong first and where its log is
+    (``referee.summary``)."""
+    for line in render_faults(bot_faults(records), run_dir):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -602,6 +612,8 @@ def check(
     bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
     move_time: Annotated[str, typer.Option(help="Time allowed per scripted turn.")] = "2s",
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
+    out: Annotated[Path | None, typer.Option(
+        help="Where the bot's logs go (default: a new folder under runs/).")] = None,
 ) -> None:
     """Start a bot, do the handshake and a few scripted turns, and say whether it complies."""
     from referee.check import run_check
@@ -611,7 +623,8 @@ def check(
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(run_check(spec, move_ms, start_ms, console))
+    out = out or default_out(f"check-{spec.name.replace('/', '_')}")
+    raise typer.Exit(run_check(spec, move_ms, start_ms, console, out / "logs"))
 
 
 @app.command()
