@@ -5,7 +5,9 @@ stderr lines, game markers in the bot's logs, and the summary at the end of a ru
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
@@ -15,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import (  # noqa: E402
     FAULTY,
+    REFEREE,
     assert_nothing_left,
     bot_dir,
     check_run,
@@ -154,4 +157,30 @@ def test_the_summary_names_a_bot_given_up_on(tmp_path: Path) -> None:
     start = text.index("faults (every one is in games.jsonl):")
     assert text[start + 1].strip() == ("dies_for_good: start-failure 5, crash 1, in 6 games; "
                                        "given up on: it could not be started")
+    assert_nothing_left(tmp_path)
+
+
+def test_check_stops_at_the_first_fatal_failure_and_says_where_the_logs_are(
+        tmp_path: Path) -> None:
+    """``crash_mid_game`` dies on its third decision: that step fails, no later step is
+    run (or failed), the log folder is printed and holds its stderr, and the check leaves
+    no temporary folder behind."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    bot = faulty(tmp_path, "crash_mid_game.py")
+    proc = subprocess.run([str(REFEREE), "check", bot, "--move-time", "5s", "--out",
+                           str(tmp_path / "check")], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "TMPDIR": str(tmp)})
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    no_traceback(proc)
+    out = lines(proc.stdout)
+    steps = [ln for ln in out if ln.startswith(("PASS ", "FAIL "))]
+    assert [ln[:4] for ln in steps] == ["PASS"] * 3 + ["FAIL"], out
+    assert "the bot exited (code 1)" in steps[-1] and "goodbye" in steps[-1], steps[-1]
+    assert out[-3].startswith("stopped: the bot cannot be asked anything more, so the ")
+    logs = tmp_path / "check" / "logs"
+    assert out[-2] == f"bot logs: {logs}"
+    assert out[-1] == "crash_mid_game: does not comply (1 failed)"
+    assert "third decision, goodbye" in (logs / "check.stderr.log").read_text()
+    assert list(tmp.iterdir()) == []
     assert_nothing_left(tmp_path)
