@@ -51,7 +51,7 @@ from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
-from referee.sprt import SprtMatch, play_sprt
+from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
@@ -263,13 +263,13 @@ def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
-    and seed, skipping the games already in its journal."""
+    and seed, skipping the games already in its journal. An SPRT run goes on with its
+    test and exits as `referee sprt` does."""
     try:
         config = load_config(run_dir)
-        if config.format == "sprt":
-            raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
-                              "decides; it cannot be resumed (start it again: with the same "
-                              "--seed it replays the same pairs)")
+        if config.format == "sprt":  # the test goes on from its journal
+            test, max_games = load_test(run_dir)
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
         local = load_local_bots(config.bots) if config.in_process else None
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
@@ -544,7 +544,6 @@ def sprt(
     at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
     interrupted.
     """
-    global _sprt_verdict_given
     try:
         if max_games < 2:
             raise ConfigError("--max-games must be at least 2 (one pair)")
@@ -559,9 +558,17 @@ def sprt(
                                      start_timeout, out, limits, sandbox), format="sprt")
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+
+
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
+    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
+    exit code of ``referee sprt``."""
+    global _sprt_verdict_given
     cand = config.bots[0].name
-    console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
-                  f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+    console.print(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
+                  f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
+                  f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
                   f"seed {config.seed}; run directory {config.out}", highlight=False)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
@@ -583,28 +590,31 @@ def sprt(
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
-                                    on_update))
+            result.append(play_sprt(config, test, max_games, on_update, resume))
         finally:
             if live_on:
                 live.stop()
         return EXIT_OK
 
     code = guarded(config, body)
+    print_fault_summary(read_results(config.out), config.out)
+    if code == EXIT_INTERRUPTED:
+        err_console.print(f"go on with: referee resume {config.out}", highlight=False,
+                          soft_wrap=True)
     if code != EXIT_OK:
-        raise typer.Exit(code)
+        return code
     match = result[0]
     console.print(status_line(match), highlight=False)
-    verdict = match.test.status
+    console.print(f"result in {config.out / SPRT_FILE}", highlight=False)
     _sprt_verdict_given = True
-    if verdict == "H1":
-        console.print(f"H1 accepted: {cand} is better by at least {elo1:g} Elo")
-        raise typer.Exit(EXIT_OK)
-    if verdict == "H0":
-        console.print(f"H0 accepted: {cand} is not better by {elo1:g} Elo")
-        raise typer.Exit(EXIT_NONCOMPLIANT)
+    if match.verdict == "H1":
+        console.print(f"H1 accepted: {cand} is better by at least {test.elo1:g} Elo")
+        return EXIT_OK
+    if match.verdict == "H0":
+        console.print(f"H0 accepted: {cand} is not better by {test.elo1:g} Elo")
+        return EXIT_NONCOMPLIANT
     console.print(f"inconclusive after {match.games} games (--max-games {max_games})")
-    raise typer.Exit(EXIT_SPRT_INCONCLUSIVE)
+    return EXIT_SPRT_INCONCLUSIVE
 
 
 @app.command()
