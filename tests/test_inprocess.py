@@ -146,3 +146,18 @@ def test_cli_in_process_wants_sdk_bots(tmp_path: Path) -> None:
 def test_play_local_refuses_what_is_not_a_bot(tmp_path: Path, bad: Any) -> None:
     with pytest.raises(TypeError, match="act"):
         play_local({"bad": bad, "caller": caller}, games=1, out=tmp_path / "run")
+
+
+def test_two_copies_of_a_bot_do_not_mirror_each_other(tmp_path: Path) -> None:
+    """In a duplicate pair the seats swap; the shared generator is seeded from who sits
+    where, so the second game is not the first one replayed (every pair a draw)."""
+    records = play_local({"a": random_bot, "b": random_bot}, games=40, seed=9,
+                         out=tmp_path / "run")
+    pairs: dict[int, list[str]] = {}
+    for r in records:
+        pairs.setdefault(r["group"], []).append(r["order"][0])
+    decisive = [winners for winners in pairs.values() if winners[0] == winners[1]]
+    assert 0 < len(decisive) < len(pairs), pairs
+    again = play_local({"a": random_bot, "b": random_bot}, games=40, seed=9,
+                       out=tmp_path / "again")
+    assert [r["order"] for r in again] == [r["order"] for r in records]  # per seed
