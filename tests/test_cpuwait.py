@@ -69,9 +69,13 @@ def test_a_process_that_waits_for_a_cpu_is_charged_its_cpu_time() -> None:
     others = child(SPIN.format(s=30), cpu=0)
     proc = child(SPIN.format(s=30), cpu=0)
     try:
-        ran = run_ns(proc.pid)
-        meter, charged, wall = measure(proc, 0.4)
-        ran = (run_ns(proc.pid) - ran) / 1e9
+        meter = CpuMeter.open(proc.pid, ThreadWaits([]))
+        assert meter is not None
+        start, began, ran = meter.sample(), time.perf_counter(), run_ns(proc.pid)
+        time.sleep(0.4)
+        wall = time.perf_counter() - began
+        ran = (run_ns(proc.pid) - ran) / 1e9  # inside the meter's window
+        charged = meter.charged_s(start, wall)
         assert 0 < ran <= charged < 0.8 * wall
         assert charged == pytest.approx(ran, abs=0.05)
         assert meter.runnable()
