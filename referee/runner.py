@@ -107,6 +107,7 @@ class BotInstance:
         self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
                                   cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
         self.ready, self.refused = False, None
+        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def send(self, message: dict[str, Any]) -> int | None:
