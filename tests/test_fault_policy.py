@@ -5,6 +5,7 @@ stderr lines, game markers in the bot's logs, and the summary at the end of a ru
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -183,4 +184,23 @@ def test_check_stops_at_the_first_fatal_failure_and_says_where_the_logs_are(
     assert out[-1] == "crash_mid_game: does not comply (1 failed)"
     assert "third decision, goodbye" in (logs / "check.stderr.log").read_text()
     assert list(tmp.iterdir()) == []
+    assert_nothing_left(tmp_path)
+
+
+def test_the_policy_is_the_same_with_workers(tmp_path: Path) -> None:
+    """``--workers 2``: each worker's runner restarts a forfeited bot for every game it
+    plays, and the main process's summary covers every worker's games."""
+    out = tmp_path / "run"
+    bot = faulty(tmp_path, "slow.py")
+    proc = referee("run", "--bots", bot, *good(tmp_path), "--games", "6", "--seed", "2",
+                   "--concurrency", "2", "--workers", "2", "--move-time", "100ms",
+                   "--time-bank", "0", "--out", str(out), cwd=tmp_path, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    labels, forfeits, _ = check_run(out, "slow", 6)
+    assert labels == Counter({"timeout": 18}) and forfeits == Counter({"forfeit:faults": 6})
+    counters = json.loads((out / "counters.json").read_text())["bots"]["slow"]
+    assert counters["restarts"] == 6 - 2 and counters["start_failures"] == 0  # 2 slots
+    text = lines(proc.stdout)
+    assert text[text.index("faults (every one is in games.jsonl):") + 1].strip() == \
+        "slow: timeout 18, in 6 games"
     assert_nothing_left(tmp_path)
