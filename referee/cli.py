@@ -427,6 +427,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         (config.out / "counters.json").write_text(
             json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code == EXIT_INTERRUPTED:
+        print_fault_summary(read_results(config.out), config.out)  # of the games so far
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
         err_console.print(f"interrupted: {runner.played} games are in the journal"
