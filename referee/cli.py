@@ -69,7 +69,9 @@ from referee.process import BotFileError, BotLimits, BotNotRunnable, resolve_bot
 from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
-from referee.sprt import SprtMatch, play_sprt
+from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
+from referee.summary import bot_faults
+from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
 
@@ -84,6 +86,7 @@ EXIT_SPRT_INCONCLUSIVE, EXIT_SPRT_USAGE = 2, 5
 # The exit code of ``sprt``'s verdict, once it is printed: ``run_app`` lets only a verdict
 # end ``sprt`` with 0, 1 or 2 (a usage error found by the option parser is 5).
 _sprt_verdict: int | None = None
+_sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for Polish Poker.")
@@ -312,14 +315,14 @@ def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
-    and seed, skipping the games already in its journal."""
+    and seed, skipping the games already in its journal. An SPRT run goes on with its
+    test and exits as `referee sprt` does."""
     try:
         config = load_config(run_dir)
-        if config.format == "sprt":
-            raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
-                              "decides; it cannot be resumed (start it again: with the same "
-                              "--seed and another --out it replays the same pairs)")
         check_out(config.out, new_run=False)
+        if config.format == "sprt":  # the test goes on from its journal
+            test, max_games = load_test(run_dir)
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
         local = load_local_bots(config.bots) if config.in_process else None
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
@@ -518,6 +521,7 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
         write_text(config.out / "counters.json",
                    json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        print_fault_summary(read_results(config.out), config.out)  # of the games so far
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
         say(f"interrupted: {runner.played} games are in the journal{abandoned}; go on with: "
@@ -545,7 +549,15 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
             say(line, to=console)
     say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
         "leaderboard.{json,csv,md,html}", to=console)
+    print_fault_summary(records, config.out)
     return EXIT_OK
+
+
+def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
+    """Per bot with faults: what went wrong first and where its log is
+    (``referee.summary``)."""
+    for line in render_faults(bot_faults(records), run_dir):
+        say(line, to=console)
 
 
 @app.command()
@@ -637,7 +649,6 @@ def sprt(
     at --max-games, 3 a bot could not start, 4 the run directory cannot be written or an
     internal error, 5 bad usage, 130 interrupted, 143 terminated; nothing else.
     """
-    global _sprt_verdict
     try:
         if max_games < 2:
             raise ConfigError("--max-games must be at least 2 (one pair)")
@@ -654,9 +665,18 @@ def sprt(
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+
+
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
+    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
+    exit code of ``referee sprt``."""
+    global _sprt_verdict, _sprt_mode
+    _sprt_mode = True
     cand = config.bots[0].name
-    say(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
-        f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+    say(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
+        f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
+        f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
         f"seed {config.seed}; run directory {config.out}", to=console)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
@@ -678,30 +698,32 @@ def sprt(
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
-                                    on_update))
+            result.append(play_sprt(config, test, max_games, on_update, resume))
         finally:
             if live_on:
                 live.stop()
         return EXIT_OK
 
     code = guarded(config, body)
+    print_fault_summary(read_results(config.out), config.out)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        say(f"go on with: referee resume {config.out}")
     if code != EXIT_OK:
-        raise typer.Exit(code)
+        return code
     match = result[0]
     say(status_line(match), to=console)
-    verdict = match.test.status
-    if verdict == "H1":
-        say(f"H1 accepted: {cand} is better by at least {elo1:g} Elo", to=console)
+    say(f"result in {config.out / SPRT_FILE}", to=console)
+    if match.verdict == "H1":
+        say(f"H1 accepted: {cand} is better by at least {test.elo1:g} Elo", to=console)
         code = EXIT_OK
-    elif verdict == "H0":
-        say(f"H0 accepted: {cand} is not better by {elo1:g} Elo", to=console)
+    elif match.verdict == "H0":
+        say(f"H0 accepted: {cand} is not better by {test.elo1:g} Elo", to=console)
         code = EXIT_NONCOMPLIANT
     else:
         say(f"inconclusive after {match.games} games (--max-games {max_games})", to=console)
         code = EXIT_SPRT_INCONCLUSIVE
     _sprt_verdict = code  # only now: the verdict is printed
-    raise typer.Exit(code)
+    return code
 
 
 @app.command()
@@ -709,6 +731,8 @@ def check(
     bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
     move_time: Annotated[str, typer.Option(help="Time allowed per scripted turn.")] = "2s",
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
+    out: Annotated[Path | None, typer.Option(
+        help="Where the bot's logs go (default: a new folder under runs/).")] = None,
 ) -> None:
     """Start a bot, do the handshake and a few scripted turns, and say whether it complies."""
     from referee.check import run_check
@@ -721,7 +745,8 @@ def check(
         raise typer.Exit(EXIT_BOT_START) from None
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(run_check(spec, move_ms, start_ms, console))
+    out = out or default_out(f"check-{spec.name.replace('/', '_')}")
+    raise typer.Exit(run_check(spec, move_ms, start_ms, console, out / "logs"))
 
 
 @app.command()
@@ -794,12 +819,14 @@ def run_app(sprt: bool) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except SystemExit as exc:  # the only one in this mode: stdout closed (EPIPE)
-        return _sprt_verdict if sprt and _sprt_verdict is not None else \
-            exc.code if isinstance(exc.code, int) and not sprt else EXIT_INTERNAL
+        if sprt or _sprt_mode:
+            return EXIT_INTERNAL if _sprt_verdict is None else _sprt_verdict
+        return exc.code if isinstance(exc.code, int) else EXIT_INTERNAL
     except Exception as exc:  # a failure outside a run's own handling (``guarded``)
         say(f"{type(exc).__name__}: {exc}", "internal error: ")
         return EXIT_INTERNAL
     code = EXIT_OK if code is None else int(code)
+    sprt = sprt or _sprt_mode
     if code == EXIT_INTERRUPTED and _terminated:
         return EXIT_TERMINATED
     if sprt and _sprt_verdict is None and code in (EXIT_NONCOMPLIANT, EXIT_SPRT_INCONCLUSIVE):

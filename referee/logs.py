@@ -3,15 +3,19 @@
 Bots write into pipes; one thread (``LogPump``) drains all of them, so a bot that prints
 megabytes never blocks on a full pipe and never slows the referee's event loop. Each
 stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
-line says how much was dropped. A log that cannot be written (a full disk) is dropped
-too: the pump goes on draining every pipe, and says so once through ``warn``. (Only a
-log file that cannot even be opened for another reason than room is an error.)
+line says how much was dropped. Lines the referee writes into a log start with
+``[referee]`` (``[referee: ...]`` for the cap), so they cannot be mistaken for the bot's:
+``mark`` notes where each game starts, just before the first thing the bot writes in it.
+A log that cannot be written (a full disk) is dropped too: the pump goes on draining
+every pipe, and says so once through ``warn``. (Only a log file that cannot even be
+opened for another reason than room is an error.)
 """
 
 from __future__ import annotations
 
 import os
 import queue
+import select
 import selectors
 import threading
 from collections.abc import Callable
@@ -24,14 +28,22 @@ from referee.journal import STORAGE_ERRNOS
 CHUNK = 1 << 16
 
 
+def game_marker(game: int, seat: int) -> str:
+    """The line that marks in a bot's log where a game starts."""
+    return f"[referee] --- game {game} (seat {seat}) ---\n"
+
+
 @dataclass
-class _Stream:
+class LogStream:
+    """One pipe being copied; ``done`` is set once it has ended and its file is whole."""
+
     pipe: IO[bytes]
     out: IO[bytes] | None  # None once the file cannot be written
     path: Path
     left: int
     dropped: int = 0
     done: threading.Event = field(default_factory=threading.Event)
+    mark: bytes = b""  # written before the next bytes the bot writes
 
 
 class LogPump:
@@ -41,7 +53,7 @@ class LogPump:
     >>> folder = Path(tempfile.mkdtemp())
     >>> pump = LogPump(cap_bytes=10)
     >>> p = subprocess.Popen(["echo", "hello, world"], stdout=subprocess.PIPE)
-    >>> done = pump.attach(p.stdout, folder / "out.log"); _ = p.wait(); pump.close()
+    >>> done = pump.attach(p.stdout, folder / "out.log").done; _ = p.wait(); pump.close()
     >>> (folder / "out.log").read_text()
     'hello, wor\\n[referee: 3 more bytes dropped: the log cap is 10 bytes]\\n'
     """
@@ -52,16 +64,16 @@ class LogPump:
         self._warn = warn
         self._warned = False
         self._selector = selectors.DefaultSelector()
-        self._incoming: queue.SimpleQueue[_Stream | None] = queue.SimpleQueue()
+        self._incoming: queue.SimpleQueue[LogStream | tuple[LogStream, str] | None] = \
+            queue.SimpleQueue()
         self._wake_r, self._wake_w = os.pipe()
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
         self._thread.start()
 
-    def attach(self, pipe: IO[bytes], path: Path) -> threading.Event:
-        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``; the
-        event is set once the pipe has reached its end and the file is complete."""
-        stream = _Stream(pipe, None, path, self.cap_bytes)
+    def attach(self, pipe: IO[bytes], path: Path) -> LogStream:
+        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``."""
+        stream = LogStream(pipe, None, path, self.cap_bytes)
         try:
             # Unbuffered: a failed write fails here, not in a flush at close.
             stream.out = open(path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
@@ -71,7 +83,13 @@ class LogPump:
             self._failed(stream, exc)
         self._incoming.put(stream)
         os.write(self._wake_w, b".")
-        return stream.done
+        return stream
+
+    def mark(self, stream: LogStream, line: str) -> None:
+        """Write ``line`` into the stream's file before the next bytes the bot writes
+        (what it wrote before this call comes first, as far as it is in the pipe)."""
+        self._incoming.put((stream, line))
+        os.write(self._wake_w, b".")
 
     def close(self) -> None:
         """Copy what is left in the pipes of processes that have exited, then stop."""
@@ -106,20 +124,31 @@ class LogPump:
             item = self._incoming.get()
             if item is None:
                 stop = True
+            elif isinstance(item, tuple):
+                stream, line = item
+                if not stream.done.is_set():
+                    # What is in the pipe now was written before the mark.
+                    while not stream.done.is_set() and \
+                            select.select([stream.pipe], [], [], 0)[0]:
+                        self._copy(stream)
+                    stream.mark = line.encode()
             else:
                 self._selector.register(item.pipe, selectors.EVENT_READ, item)
         return stop
 
-    def _copy(self, s: _Stream) -> None:
+    def _copy(self, s: LogStream) -> None:
         data = os.read(s.pipe.fileno(), CHUNK)
         if not data:
             self._finish(s)
             return
         keep = data[: s.left]
+        if keep and s.mark:  # the referee's line, not counted against the bot's cap
+            self._write(s, s.mark)
+            s.mark = b""
         s.left -= len(keep)
         s.dropped += len(data) - self._write(s, keep)
 
-    def _write(self, s: _Stream, data: bytes) -> int:
+    def _write(self, s: LogStream, data: bytes) -> int:
         """Write ``data`` to the stream's file; the bytes written."""
         if s.out is None or not data:
             return 0
@@ -129,7 +158,7 @@ class LogPump:
             self._failed(s, exc)
             return 0
 
-    def _failed(self, s: _Stream, exc: OSError) -> None:
+    def _failed(self, s: LogStream, exc: OSError) -> None:
         if s.out is not None:
             try:
                 s.out.close()
@@ -141,7 +170,7 @@ class LogPump:
             self._warn(f"warning: cannot write {s.path} ({exc.strerror or exc}): bot output "
                        "that cannot be written is dropped")
 
-    def _finish(self, s: _Stream) -> None:
+    def _finish(self, s: LogStream) -> None:
         self._selector.unregister(s.pipe)
         if s.dropped:
             self._write(s, f"\n[referee: {s.dropped} more bytes dropped: the log cap is "
