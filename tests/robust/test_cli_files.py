@@ -70,14 +70,17 @@ def test_a_cpu_limit_with_a_unit_is_enforced(tmp_path, tmpdir_env):
 
 
 def test_a_memory_limit_with_a_unit_is_enforced(tmp_path, tmpdir_env):
-    """hog allocates without end: under --limit-memory 300M it dies and forfeits."""
+    """hog tries to hold 3 GiB: under --limit-memory 300M the allocation fails, a fault
+    of hog's (a bare 300 used to be 300 bytes >> 20 = 0: no limit at all)."""
     hog, caller = bots(tmp_path, "hog.py", "caller.py")
     run = tmp_path / "run"
     res = referee("run", "--bots", hog, caller, "--games", "2", "--limit-memory", "300M",
                   "--move-time", "20s", "--out", str(run), tmp=tmpdir_env, timeout=180)
     assert res.returncode == 0, res.stderr
     games, _ = journal(run)
-    assert any(f["bot"] == "hog" and f["label"] == "crash" for g in games for f in g["faults"])
+    faults = [f for g in games for f in g["faults"]]
+    assert faults and all(f["bot"] == "hog" for f in faults), faults
+    assert any("MemoryError" in f["detail"] for f in faults), faults
 
 
 # ------------------------------------------------------------------------- --out
@@ -145,7 +148,7 @@ def test_a_bot_the_system_cannot_start(tmp_path, tmpdir_env, content, why):
     sprt = referee("sprt", "--candidate", str(bad), "--baseline", caller,
                    "--out", str(tmp_path / "s"), tmp=tmpdir_env)
     one_error(sprt, 3, why)
-    check = referee("check", str(bad), tmp=tmpdir_env)
+    check = referee("check", str(bad), "--out", str(tmp_path / "check"), tmp=tmpdir_env)
     assert check.returncode == 3, check.stdout
     out = [ln for ln in check.stdout.splitlines() if ln.strip()]
     assert len(out) == 1 and out[0].startswith(f"FAIL start and hello: bot bad ({bad})")
@@ -163,7 +166,7 @@ def test_a_binary_for_no_machine_is_exit_3_at_start(tmp_path, tmpdir_env):
     res = referee("run", "--bots", str(bad), caller, "--out", str(tmp_path / "run"),
                   tmp=tmpdir_env)
     one_error(res, 3, "bot elf", "could not be started", "Exec format error")
-    check = referee("check", str(bad), tmp=tmpdir_env)
+    check = referee("check", str(bad), "--out", str(tmp_path / "check"), tmp=tmpdir_env)
     assert check.returncode == 3 and "FAIL start and hello" in check.stdout
     assert list(tmpdir_env.iterdir()) == []
 
@@ -176,7 +179,7 @@ def test_a_py_file_of_garbage_is_exit_3(tmp_path, tmpdir_env):
     res = referee("run", "--bots", str(bad), caller, "--out", str(tmp_path / "run"),
                   tmp=tmpdir_env)
     one_error(res, 3, "bot junk", "exited with code")
-    check = referee("check", str(bad), tmp=tmpdir_env)
+    check = referee("check", str(bad), "--out", str(tmp_path / "check"), tmp=tmpdir_env)
     assert check.returncode == 3 and "FAIL start and hello: exited with code" in check.stdout
     assert list(tmpdir_env.iterdir()) == []
     assert_nothing_left(tmp_path)

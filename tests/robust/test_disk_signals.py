@@ -197,12 +197,13 @@ def test_sigterm_while_a_bot_starts_ends_at_once(tmp_path, tmpdir_env):
 
 def test_sigterm_during_check_removes_its_folders(tmp_path, tmpdir_env):
     (never,) = bots(tmp_path, "never_connects")
-    proc = start("check", never, "--start-timeout", "60s", tmp=tmpdir_env)
+    proc = start("check", never, "--start-timeout", "60s", "--out", str(tmp_path / "check"),
+                 tmp=tmpdir_env)
     deadline = time.monotonic() + 30
     while not (tmp_path / "bots" / "never_connects.pid").exists():
         assert time.monotonic() < deadline
         time.sleep(0.05)
-    assert len(list(tmpdir_env.iterdir())) == 2  # check's log folder, the hub's
+    assert len(list(tmpdir_env.iterdir())) == 1  # the hub's ipc folder
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 143, err
@@ -219,9 +220,9 @@ def test_temporary_folders_go_on_success_and_on_bot_failure(tmp_path, tmpdir_env
     failed = referee("run", "--bots", dead, caller, "--out", str(tmp_path / "b"),
                      tmp=tmpdir_env)
     one_error(failed, 3, "exit_at_once")
-    checked = referee("check", caller, tmp=tmpdir_env)
+    checked = referee("check", caller, "--out", str(tmp_path / "c1"), tmp=tmpdir_env)
     assert checked.returncode == 0, checked.stdout
-    not_started = referee("check", dead, tmp=tmpdir_env)
+    not_started = referee("check", dead, "--out", str(tmp_path / "c2"), tmp=tmpdir_env)
     assert not_started.returncode == 3 and "FAIL start and hello" in not_started.stdout
     assert list(tmpdir_env.iterdir()) == []
     assert_nothing_left(tmp_path)

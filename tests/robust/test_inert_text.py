@@ -100,7 +100,7 @@ def test_stderr_of_a_bot_that_fails_to_start_cannot_give_sprt_a_verdict(tmp_path
 
 def test_stderr_of_a_bot_is_inert_in_check(tmp_path, tmpdir_env):
     (shouter,) = bots(tmp_path, "shouter")
-    res = referee("check", shouter, tmp=tmpdir_env)
+    res = referee("check", shouter, "--out", str(tmp_path / "check"), tmp=tmpdir_env)
     assert res.returncode == 3, res.stdout
     fail = [ln for ln in res.stdout.splitlines() if ln.startswith("FAIL")]
     assert len(fail) == 1 and "[/] [bold red]boom[/]" in fail[0] and "\\x1b[2J" in fail[0]
