@@ -48,9 +48,9 @@ from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, pars
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
-from referee.process import BotFileError, BotLimits, resolve_bots
+from referee.process import BotFileError, BotLimits, describe_isolation, resolve_bots
 from referee.runner import BotStartError, Runner
-from referee.sandbox import Sandbox, SandboxError
+from referee.sandbox import SandboxError, resolve
 from referee.sprt import SprtMatch, play_sprt
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
@@ -104,28 +104,36 @@ ProcsOpt = Annotated[int, typer.Option(
     help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
 RunAsOpt = Annotated[str | None, typer.Option(
-    help="Run bots as this user (the referee must be root), e.g. nobody; with "
-         "--limit-procs this is what stops a fork bomb.")]
+    help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
+         "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
-    help="none (trusted bots) or bwrap (bubblewrap: no network, read-only system, one "
-         "writable directory per bot).")]
+    help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
+         "its files, no network, no other process) or none (trusted bots).")]
+DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None) -> BotLimits:
+                run_as: str | None, disk: str = "64M") -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
-                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as)
+                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
+                       disk_mb=parse_size(disk) >> 20)
+    if limits.disk_mb < 1:
+        raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
         if os.geteuid() != 0:
             raise ConfigError("--run-as needs the referee to run as root")
         try:
+            limits.uid_base(False)
             limits.user_ids()
         except KeyError:
-            raise ConfigError(f"--run-as: no user named {run_as!r}") from None
+            raise ConfigError(f"--run-as: no user named {run_as!r} (for a uid of its own per "
+                              "bot, write uid-range:BASE)") from None
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return limits
 
 
@@ -138,8 +146,7 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
-    if not in_process:
-        Sandbox(sandbox).check()
+    sandbox = "none" if in_process else resolve(sandbox)[0]
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:
@@ -237,14 +244,15 @@ def run(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
@@ -412,6 +420,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
                   f"{', in-process' if local is not None else ''}"
                   f"{f', {config.workers} workers' if config.workers > 1 else ''})",
                   highlight=False)
+    if local is None:
+        console.print(describe_isolation(config.sandbox, config.limits), highlight=False)
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
@@ -524,8 +534,9 @@ def sprt(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -543,7 +554,7 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox), format="sprt")
