@@ -48,7 +48,13 @@ from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, pars
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
-from referee.process import BotFileError, BotLimits, describe_isolation, resolve_bots
+from referee.process import (
+    BotFileError,
+    BotLimits,
+    closed_to_others,
+    describe_isolation,
+    resolve_bots,
+)
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, resolve
 from referee.sprt import SprtMatch, play_sprt
@@ -147,6 +153,10 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     is wrong."""
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
+    closed = closed_to_others(Path(sys.executable))
+    if sandbox == "none" and limits.run_as is not None and not in_process and closed:
+        raise ConfigError(f"--run-as: other users cannot run this Python ({closed} is closed "
+                          "to them); install it where they can, or use --sandbox bwrap")
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:

@@ -98,6 +98,15 @@ class BotLimits:
                 resource.setrlimit(res, (value, value))
 
 
+def closed_to_others(path: Path) -> Path | None:
+    """The first directory on the way to ``path`` (symbolic links followed) that other
+    users cannot search, or None if they can reach it."""
+    for d in reversed(path.resolve().parents):
+        if not d.stat().st_mode & 0o001:
+            return d
+    return None
+
+
 def become(ids: tuple[int, int]) -> None:
     """Become uid and gid ``ids`` with no supplementary groups (in the child, as root)."""
     os.setgroups([])
