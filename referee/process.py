@@ -28,7 +28,6 @@ from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump
 from referee.sandbox import Plan, Sandbox, bwrap_problem
 
-
 UID_BASE = 2_000_000_000  # first uid of sandboxed bots of a root referee (no passwd entry)
 UID_RANGE = "uid-range:"
 

@@ -160,9 +160,9 @@ class Sandbox:
         if self.kind == "none":
             return command
         made: set[Path] = set()
-        args = [shutil.which("bwrap") or "bwrap", "--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts",
-                "--unshare-cgroup-try", "--hostname", "bot", "--die-with-parent",
-                "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
+        args = [shutil.which("bwrap") or "bwrap", "--unshare-ipc", "--unshare-pid",
+                "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot",
+                "--die-with-parent", "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
         for name in SYSTEM_DIRS:
             host = Path("/") / name
             if host.is_symlink():

@@ -112,13 +112,13 @@ def bots_in(arena: Path, *names: str) -> list[str]:
 
 
 def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
-           limits: BotLimits = BotLimits(), move_ms: int = 10_000) -> RunConfig:
+           limits: BotLimits | None = None, move_ms: int = 10_000) -> RunConfig:
     sandbox, run_as = MODES[mode] if mode in MODES else ("none", None)
     return RunConfig(
         bots=tuple(resolve_bots(bots)), rules="official", players=len(bots), games=games,
         seed=5, move_ms=move_ms, bank_ms=10_000, concurrency=1, max_faults=3,
         start_timeout_ms=20_000, out=tmp_path / "run", sandbox=sandbox,
-        limits=replace(limits, run_as=run_as))
+        limits=replace(limits or BotLimits(), run_as=run_as))
 
 
 def bot_uids(marker: str) -> dict[int, int]:
