@@ -127,9 +127,10 @@ class BotCgroup:
                 continue
         return found
 
-    def kill(self, timeout_s: float = 2.0) -> None:
+    def kill(self, timeout_s: float = 2.0) -> bool:
         """SIGKILL every process in the cgroup until none is left (what forks meanwhile
-        is caught on the next pass; the task cap bounds how many there can be)."""
+        is caught on the next pass; the task cap bounds how many there can be). False if
+        some outlived ``timeout_s`` (stuck in the kernel)."""
         kill_file = self.dirs[0] / "cgroup.kill"
         if kill_file.exists():
             _write(kill_file, "1")
@@ -141,27 +142,30 @@ class BotCgroup:
                 except ProcessLookupError:
                     pass
             if time.monotonic() > deadline:
-                raise CgroupError(f"processes {sorted(pids)} outlived SIGKILL in {self.dirs[0]}")
+                return False
             time.sleep(0.005)
+        return True
 
     def remove(self) -> None:
-        """Kill what is left, then remove the directories."""
-        self.kill()
-        for d in self.dirs:
-            _rmdir(d)
+        """Kill what is left, then remove the directories (a cgroup whose processes are
+        stuck stays, and ``RunCgroups.remove`` tries again at the end)."""
+        if self.kill():
+            for d in self.dirs:
+                _rmdir(d)
 
 
-def _rmdir(d: Path) -> None:
-    # An exited task leaves its cgroup a moment after it is seen dead.
+def _rmdir(d: Path) -> bool:
+    """Remove a cgroup directory; an exited task leaves its cgroup a moment after it is
+    seen dead, so try for a second."""
     for _ in range(100):
         try:
             d.rmdir()
-            return
+            return True
         except FileNotFoundError:
-            return
+            return True
         except OSError:
             time.sleep(0.01)
-    raise CgroupError(f"cannot remove cgroup {d}")
+    return False
 
 
 class RunCgroups:
@@ -228,9 +232,15 @@ class RunCgroups:
         group.remove()
 
     def remove(self) -> None:
-        """Remove every bot's cgroup and the run's own (idempotent)."""
-        while self._bots:
-            self._bots.popitem()[1].remove()
+        """Remove every bot's cgroup and the run's own (idempotent; what cannot be removed,
+        because a process in it is stuck in the kernel, stays)."""
+        for group in self._bots.values():
+            group.remove()
+        self._bots.clear()
+        for d in self.dirs:
+            for child in d.iterdir() if d.exists() else ():
+                if child.is_dir():
+                    BotCgroup((child,)).remove()
         self._remove_dirs()
         atexit.unregister(self.remove)
 

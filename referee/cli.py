@@ -287,7 +287,9 @@ def resume(
                               "decides; it cannot be resumed (start it again: with the same "
                               "--seed it replays the same pairs)")
         local = load_local_bots(config.bots) if config.in_process else None
-    except (ConfigError, BotFileError) as exc:
+        if local is None and config.sandbox != "none":
+            resolve(config.sandbox)  # the run's sandbox must still work here
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, resume=True))
 

@@ -151,10 +151,6 @@ def sdk_packages() -> list[Path]:
 class Sandbox:
     kind: str = "none"
 
-    def check(self) -> None:
-        """Raise SandboxError if this (resolved) sandbox cannot run here."""
-        resolve(self.kind)
-
     def wrap(self, command: list[str], plan: Plan) -> list[str]:
         """The command that runs ``command`` in this sandbox."""
         if self.kind == "none":
