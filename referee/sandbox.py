@@ -98,16 +98,20 @@ def resolve(kind: str) -> tuple[str, str | None]:
 
 
 def masks(bot: Path, bots: list[Path], run_dir: Path) -> tuple[Path, ...]:
-    """What a bot must not see in its own directory: the other bots' files, and the run
-    directory if it lies there.
+    """What a bot must not see in its own directory: the other bots' files, and, if the
+    run directory lies there, the directory in it that holds the run (``runs/``, with
+    every other run in it).
 
-    >>> masks(Path("/b/a.py"), [Path("/b/a.py"), Path("/b/c.py"), Path("/x/d.py")], Path("/r"))
-    (PosixPath('/b/c.py'),)
+    >>> masks(Path("/b/a.py"), [Path("/b/a.py"), Path("/b/c.py"), Path("/x/d.py")],
+    ...       Path("/b/runs/r1"))
+    (PosixPath('/b/c.py'), PosixPath('/b/runs'))
     """
     home = bot.parent
     hidden = [p for p in dict.fromkeys(bots) if p != bot and p.is_relative_to(home)]
     run_dir = run_dir.resolve()
-    return (*hidden, run_dir) if run_dir.is_relative_to(home) else tuple(hidden)
+    if run_dir.is_relative_to(home) and run_dir != home:
+        hidden.append(home / run_dir.relative_to(home).parts[0])
+    return tuple(hidden)
 
 
 def _ro_bind(src: Path, dest: Path | None = None) -> list[str]:

@@ -175,6 +175,8 @@ def attack():
     report("read journal", lambda: read(t["run_dir"] + "/games.jsonl"))
     report("read other bot's log", lambda: read(t["other_log"]))
     report("read other bot's file", lambda: read(t["other_bot"]))
+    if "earlier" in t:
+        report("read earlier run", lambda: read(t["earlier"]))
     report("read /root", lambda: [read(f) for f in t["root_files"]])
     report("read /etc/shadow", lambda: read("/etc/shadow"))
     report("read /etc/passwd", lambda: read("/etc/passwd"))

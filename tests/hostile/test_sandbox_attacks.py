@@ -112,12 +112,13 @@ def bots_in(arena: Path, *names: str) -> list[str]:
 
 
 def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
-           limits: BotLimits | None = None, move_ms: int = 10_000) -> RunConfig:
+           limits: BotLimits | None = None, move_ms: int = 10_000,
+           out: Path | None = None) -> RunConfig:
     sandbox, run_as = MODES[mode] if mode in MODES else ("none", None)
     return RunConfig(
         bots=tuple(resolve_bots(bots)), rules="official", players=len(bots), games=games,
         seed=5, move_ms=move_ms, bank_ms=10_000, concurrency=1, max_faults=3,
-        start_timeout_ms=20_000, out=tmp_path / "run", sandbox=sandbox,
+        start_timeout_ms=20_000, out=out or tmp_path / "run", sandbox=sandbox,
         limits=replace(limits or BotLimits(), run_as=run_as))
 
 
@@ -142,14 +143,15 @@ def no_cgroups_left() -> None:
         assert not left, left
 
 
-def attack_run(tmp_path: Path, arena: Path, mode: str, **targets) -> tuple[dict, str, dict]:
+def attack_run(tmp_path: Path, arena: Path, mode: str, run_dir: Path | None = None,
+               **targets) -> tuple[dict, str, dict]:
     """A run of the attacker against caller and random_bot (in the same directory).
     Returns what each attack got, the attacker's whole stderr, and the bots' host uids
     seen from outside during the run."""
     servers = Servers(arena / "host")
     attacker, caller, rnd = bots_in(arena, "sandbox_attacker.py", "caller.py",
                                     "random_bot.py")
-    run_dir = tmp_path / "run"
+    run_dir = run_dir or tmp_path / "run"
     (arena / "bots" / "targets.json").write_text(json.dumps({
         "run_dir": str(run_dir), "other_log": str(run_dir / "logs" / "caller.0.stderr.log"),
         "other_bot": caller, "referee_pid": os.getpid(), "env_marker": SECRET,
@@ -157,7 +159,7 @@ def attack_run(tmp_path: Path, arena: Path, mode: str, **targets) -> tuple[dict,
         "tcp_port": servers.tcp_port, "marker": str(arena / "bots"),
         "root_files": [str(p) for p in Path("/root").iterdir() if p.is_file()], **targets}))
     uids: dict[int, int] = {}
-    cfg = config(tmp_path, [attacker, caller, rnd], mode)
+    cfg = config(tmp_path, [attacker, caller, rnd], mode, out=run_dir)
     try:
         Runner(cfg, progress=lambda r, rec: uids.update(bot_uids(str(arena)))).run()
     finally:
@@ -201,6 +203,19 @@ def test_bwrap_stops_every_attack(tmp_path, arena):
     # Each bot process runs as a uid of its own, never root, seen from outside.
     assert uids and 0 not in uids.values(), uids
     assert len(set(uids.values())) == 3 and min(uids.values()) >= UID_BASE, uids
+
+
+def test_a_run_directory_beside_the_bot_is_hidden_with_its_neighbours(tmp_path, arena):
+    """The bot's directory holds ``runs/`` (the default --out under the working
+    directory): this run and every other run there are masked in the sandbox."""
+    old = arena / "bots" / "runs" / "earlier"
+    old.mkdir(parents=True)
+    (old / "config.json").write_text('{"seed": 1}')
+    results, _, _ = attack_run(tmp_path, arena, "bwrap",
+                               run_dir=arena / "bots" / "runs" / "now",
+                               earlier=str(old / "config.json"))
+    assert not got(results), {k: results[k] for k in got(results)}
+    assert "read config.json" in results and "read earlier run" in results
 
 
 @needs_open_python
