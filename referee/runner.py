@@ -89,6 +89,7 @@ class BotInstance:
             hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
             cgroups=self.runner.cgroups)
         self.ready, self.refused = False, None
+        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def send(self, message: dict[str, Any]) -> int | None:
