@@ -103,11 +103,13 @@ StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and 
 OutOpt = Annotated[Path | None, typer.Option(
     help="Run directory (default: a new one under runs/).")]
 MemoryOpt = Annotated[str, typer.Option(
-    help="Address space per bot process, e.g. 2G (0: no limit).")]
+    help="Memory per bot, e.g. 2G (0: no limit): its whole process tree where a cgroup can be "
+         "made (the run's first lines say), else the address space of each process.")]
 CpuOpt = Annotated[str, typer.Option(
     help="CPU time per bot process over its life, e.g. 10m (0: no limit).")]
 ProcsOpt = Annotated[int, typer.Option(
-    help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
+    help="Tasks of each bot's process tree in its cgroup (0: 1024); also RLIMIT_NPROC (per "
+         "user; not applied to root; 0: none).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
 RunAsOpt = Annotated[str | None, typer.Option(
     help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "

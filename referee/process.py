@@ -76,8 +76,7 @@ class BotLimits:
         if not text.isdigit() or not 1000 <= int(text) < 2**31:
             raise ValueError(f"--run-as {self.run_as}: write uid-range:BASE with a base uid "
                              "from 1000 to 2147483647")
-        base = int(text)
-        return base
+        return int(text)
 
     def ids_for(self, instance: int, sandboxed: bool) -> tuple[int, int] | None:
         """(uid, gid) that bot instance number ``instance`` runs as; None: the referee's."""
