@@ -155,7 +155,8 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     is wrong."""
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
-    closed = closed_to_others(Path(sys.executable))
+    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
+    closed = closed_to_others(Path(sys.executable)) if hosted else None
     if sandbox == "none" and limits.run_as is not None and not in_process and closed:
         raise ConfigError(f"--run-as: other users cannot run this Python ({closed} is closed "
                           "to them); install it where they can, or use --sandbox bwrap")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import site
 import socket
 import subprocess
 import sys
@@ -39,9 +40,17 @@ pytestmark = [
 ]
 RUN_AS_BASE = 2_100_000_000
 CLOSED = closed_to_others(Path(sys.executable))
+# Where this Python is closed to other users (pyenv under /root), the bots of --run-as
+# tests are executables that host them with the system's Python of the same version and
+# this environment's packages (both open to other users).
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+SAME_VERSION = f"import sys; sys.exit(sys.version_info[:2] != {sys.version_info[:2]})"
+TWIN = CLOSED is not None and SYSTEM_PYTHON.exists() and subprocess.run(
+    [str(SYSTEM_PYTHON), "-c", SAME_VERSION], capture_output=True).returncode == 0
 needs_open_python = pytest.mark.skipif(
-    CLOSED is not None, reason=f"--run-as without a sandbox: {CLOSED} closes this Python to "
-                               "other users (the CLI refuses it; see test_run_as_refuses)")
+    CLOSED is not None and not TWIN,
+    reason=f"--run-as without a sandbox: {CLOSED} closes this Python to other users, and "
+           "the system has no Python of the same version")
 MODES = {
     "bwrap": ("bwrap", None),
     "run-as": ("none", f"uid-range:{RUN_AS_BASE}"),
@@ -100,15 +109,26 @@ def arena(tmp_path, monkeypatch) -> Iterator[Path]:
     shutil.rmtree(d, ignore_errors=True)
 
 
-def bots_in(arena: Path, *names: str) -> list[str]:
+def bots_in(arena: Path, *names: str, mode: str = "bwrap") -> list[str]:
     d = arena / "bots"
     d.mkdir(exist_ok=True)
     out = []
     for name in names:
         src = ROOT / "bots" / name if (ROOT / "bots" / name).exists() else HOSTILE / name
         shutil.copy(src, d / name)
-        out.append(str(d / name))
+        out.append(str(d / name) if mode != "run-as" or not TWIN else host_with_twin(d / name))
     return out
+
+
+def host_with_twin(bot: Path) -> str:
+    """An executable beside ``bot`` (same name, no suffix) that hosts it through the SDK
+    with the system's Python."""
+    exe = bot.with_suffix("")
+    paths = [site.getsitepackages()[0], str(ROOT)]
+    exe.write_text(f"#!{SYSTEM_PYTHON}\nimport sys\nsys.path[:0] = {paths!r}\n"
+                   f"from protocol.host import main\nsys.exit(main([{str(bot)!r}]))\n")
+    exe.chmod(0o755)
+    return str(exe)
 
 
 def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
@@ -123,8 +143,8 @@ def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
 
 
 def bot_uids(marker: str) -> dict[int, int]:
-    """pid -> host uid of every bot process (Python hosting a bot through the SDK;
-    not the bwrap processes that hold its sandbox) whose command line names ``marker``."""
+    """pid -> host uid of every bot process (not the bwrap processes that hold its
+    sandbox) whose command line names ``marker``."""
     found = {}
     for p in Path("/proc").iterdir():
         try:
@@ -132,7 +152,7 @@ def bot_uids(marker: str) -> dict[int, int]:
             status = (p / "status").read_text()
         except OSError:
             continue
-        if marker in cmd and cmd.startswith(f"{sys.executable} -m protocol.host"):
+        if marker in cmd and not cmd.split(" ")[0].endswith("bwrap"):
             found[int(p.name)] = int(status.split("\nUid:")[1].split()[0])
     return found
 
@@ -150,11 +170,12 @@ def attack_run(tmp_path: Path, arena: Path, mode: str, run_dir: Path | None = No
     seen from outside during the run."""
     servers = Servers(arena / "host")
     attacker, caller, rnd = bots_in(arena, "sandbox_attacker.py", "caller.py",
-                                    "random_bot.py")
+                                    "random_bot.py", mode=mode)
     run_dir = run_dir or tmp_path / "run"
     (arena / "bots" / "targets.json").write_text(json.dumps({
         "run_dir": str(run_dir), "other_log": str(run_dir / "logs" / "caller.0.stderr.log"),
-        "other_bot": caller, "referee_pid": os.getpid(), "env_marker": SECRET,
+        "other_bot": str(Path(caller).with_suffix(".py")),
+        "referee_pid": os.getpid(), "env_marker": SECRET,
         "unix_socket": str(servers.unix_path), "abstract_socket": servers.abstract,
         "tcp_port": servers.tcp_port, "marker": str(arena / "bots"),
         "root_files": [str(p) for p in Path("/root").iterdir() if p.is_file()], **targets}))
@@ -220,8 +241,10 @@ def test_a_run_directory_beside_the_bot_is_hidden_with_its_neighbours(tmp_path, 
 
 @needs_open_python
 def test_run_as_uid_range_stops_what_it_promises(tmp_path, arena):
-    results, _, uids = attack_run(tmp_path, arena, "run-as")
+    results, stderr, uids = attack_run(tmp_path, arena, "run-as")
     assert not got(results) & STOPPED_BY_BOTH, {k: results[k] for k in got(results)}
+    env = set(next(ln for ln in stderr.splitlines() if ln.startswith("ENV ")).split()[1:])
+    assert env <= ALLOWED_ENV and "REFEREE_TEST_SECRET" not in env, env
     assert sorted(set(uids.values())) == [RUN_AS_BASE, RUN_AS_BASE + 1, RUN_AS_BASE + 2]
 
 
@@ -277,7 +300,7 @@ def test_memory_of_the_whole_tree_is_capped(tmp_path, arena, mode):
     """Four children of 100 MB each under a 256 MB cap: the cgroup lets at most two
     live (the bot itself holds some too); each alone is well under the cap, so a
     per-process limit would have let all four through (see the control)."""
-    bots = bots_in(arena, "memory_bomb.py", "caller.py")
+    bots = bots_in(arena, "memory_bomb.py", "caller.py", mode=mode)
     Runner(config(tmp_path, bots, mode, limits=BotLimits(memory_mb=256))).run()
     children = _children(tmp_path)
     assert len(children) == 4, children
