@@ -234,8 +234,7 @@ class BotProcess:
         if sandboxed:
             plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
                         None if ids is None else ids[0], hide, token)
-            command = sandbox.wrap(spec.command, plan)
-            env = {"PATH": "/usr/bin:/bin"}
+            command, env = sandbox.wrap(spec.command, plan), plan.env()
         elif ids is not None:
             command, env = spec.command, self._own_user_env(endpoint, token, ids)
         else:

@@ -7,7 +7,9 @@ bubblewrap in an empty root of its own that holds only: ``/usr`` and the ``/bin`
 read-only; a private ``/tmp`` capped at ``--limit-disk`` (its ``HOME`` is ``/tmp/home``);
 its own ``/proc``, pid, ipc, uts and network namespaces (no network, not even loopback);
 and the directory of its endpoint, read-only (it can connect to the socket, not rename,
-remove or replace it). Its environment holds only the variables of ``Plan.env``.
+remove or replace it). Its environment holds only the variables of ``Plan.env``, given
+to bubblewrap, which passes them on (never on its command line, which every user of
+the host can read).
 
 When the referee is root, bubblewrap builds that root with root's rights and then the
 bot becomes an unprivileged uid of its own (``setpriv``), with no capabilities; otherwise
@@ -162,7 +164,7 @@ class Sandbox:
         made: set[Path] = set()
         args = [shutil.which("bwrap") or "bwrap", "--unshare-ipc", "--unshare-pid",
                 "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot",
-                "--die-with-parent", "--new-session", "--clearenv", "--ro-bind", "/usr", "/usr"]
+                "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
         for name in SYSTEM_DIRS:
             host = Path("/") / name
             if host.is_symlink():
@@ -188,8 +190,6 @@ class Sandbox:
             ipc_dir = Path(plan.endpoint.removeprefix("ipc://")).parent
             args += _dirs_for(ipc_dir, made) + _ro_bind(ipc_dir)
         args += ["--chdir", str(plan.bot_dir)]
-        for key, value in plan.env().items():
-            args += ["--setenv", key, value]
         if os.geteuid() == 0:
             if plan.uid is None:
                 raise SandboxError("a root referee must give each sandboxed bot a uid")

@@ -144,7 +144,8 @@ def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
 
 def bot_uids(marker: str) -> dict[int, int]:
     """pid -> host uid of every bot process (not the bwrap processes that hold its
-    sandbox) whose command line names ``marker``."""
+    sandbox) whose command line names ``marker``. No command line, which every user of
+    the host can read, may hold a token."""
     found = {}
     for p in Path("/proc").iterdir():
         try:
@@ -152,8 +153,10 @@ def bot_uids(marker: str) -> dict[int, int]:
             status = (p / "status").read_text()
         except OSError:
             continue
-        if marker in cmd and not cmd.split(" ")[0].endswith("bwrap"):
-            found[int(p.name)] = int(status.split("\nUid:")[1].split()[0])
+        if marker in cmd:
+            assert "REFEREE_TOKEN" not in cmd, cmd
+            if not cmd.split(" ")[0].endswith("bwrap"):
+                found[int(p.name)] = int(status.split("\nUid:")[1].split()[0])
     return found
 
 
