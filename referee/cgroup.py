@@ -3,11 +3,14 @@ is capped for the whole tree together, its tasks are capped (a fork bomb stops t
 ending the bot ends everything in it, whatever left its session or wiped its environment.
 
 Layout: under the referee's own cgroup, one directory per run (``referee-<pid>-<hex>``)
-and in it one per bot process (``<label>``). cgroup v1 (a ``memory`` and a ``pids``
-hierarchy, both writable): ``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes``
-where swap is accounted) and ``pids.max``. cgroup v2: only where the referee's cgroup
-already delegates the ``memory`` and ``pids`` controllers to its children
-(``cgroup.subtree_control``); then ``memory.max``, ``memory.swap.max`` and ``pids.max``.
+and in it one per bot process (``<label>``). A referee removes its own when it ends;
+one that was killed leaves them, and the next run's referee removes them.
+
+cgroup v1 (a ``memory`` and a ``pids`` hierarchy, both writable):
+``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes`` where swap is accounted)
+and ``pids.max``. cgroup v2: only where the referee's cgroup already delegates the
+``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
+``memory.max``, ``memory.swap.max`` and ``pids.max``.
 Anywhere else there is no cgroup, and memory is capped per process only (RLIMIT_AS).
 """
 
@@ -168,11 +171,31 @@ def _rmdir(d: Path) -> bool:
     return False
 
 
+def sweep(support: Support) -> None:
+    """Remove the run cgroups of referees that are gone (a ``kill -9`` leaves them),
+    when nothing runs in them any more."""
+    for parent in support.parents:
+        for run in parent.glob("referee-*-*"):
+            try:
+                os.kill(int(run.name.split("-")[1]), 0)
+                continue  # its referee still runs
+            except ProcessLookupError:
+                pass
+            except (ValueError, PermissionError):
+                continue
+            bots = [d for d in run.iterdir() if d.is_dir()]
+            if not any(BotCgroup((d,)).pids() for d in bots):
+                for d in bots:
+                    _rmdir(d)
+                _rmdir(run)
+
+
 class RunCgroups:
     """The cgroups of one run's bots; ``remove`` (also at exit) takes them all away."""
 
     def __init__(self, support: Support):
         self.support = support
+        sweep(support)
         name = f"referee-{os.getpid()}-{secrets.token_hex(3)}"
         self.dirs = tuple(p / name for p in support.parents)
         self._bots: dict[str, BotCgroup] = {}

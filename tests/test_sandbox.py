@@ -219,3 +219,28 @@ def test_ctrl_c_leaves_no_process_or_cgroup(tmp_path):
     time.sleep(0.2)
     left = subprocess.run(["pgrep", "-f", str(bots)], capture_output=True, text=True)
     assert left.stdout.split() == []
+
+
+@pytest.mark.skipif(not detect().version, reason="no writable cgroup here")
+def test_cgroups_of_a_killed_referee_are_removed_by_the_next_run(tmp_path):
+    """kill -9 leaves the run's cgroups behind (its bots die with it); the next run
+    removes them once nothing runs in them."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copy(ROOT / "bots" / "caller.py", bots / "caller.py")
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
+    proc = subprocess.Popen(
+        [REFEREE, "run", "--bots", str(bots / "caller.py"), str(bots / "caller.py"),
+         "--games", "100000", "--out", str(tmp_path / "killed")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    games = tmp_path / "killed" / "games.jsonl"
+    deadline = time.monotonic() + 60
+    while not (games.exists() and games.stat().st_size) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    assert _cgroups_of(proc.pid)
+    res = referee("run", "--bots", str(bots / "caller.py"), str(bots / "caller.py"),
+                  "--games", "1", "--out", str(tmp_path / "next"))
+    assert res.returncode == 0, res.stderr
+    assert _cgroups_of(proc.pid) == []
