@@ -22,17 +22,41 @@ from bots.turkish_poker.common import (
     legal,
 )
 from evaluator.cards import parse_card
-from evaluator.turkish import OPENING_KEY, deck_for
+from evaluator.turkish import OPENING_KEY, PAIR, STRAIGHT, THREE, TWO_PAIR, deck_for
 from evaluator.turkish_kernels import rank_keys
 
-SAMPLES = 400
+SAMPLES = 600
+DRAW_SAMPLES = 200
 RAISE_ABOVE = 0.7
 MARGIN = 0.03
+# Bets and raises are this fraction of the pot (after the call).
+SIZE = 0.5
 
 
-def equity(view, rng, samples=SAMPLES):
-    """The chance that this seat's hand (after its table draw, before the draw) beats
-    every opponent still in."""
+# The least hand a rival's public draw suggests (by cards drawn): standing pat a straight,
+# one card two pair (or a flush draw: a pair is the floor), two cards trips, three a pair.
+DRAW_FLOOR = {0: STRAIGHT << 22, 1: PAIR << 22, 2: THREE << 22, 3: PAIR << 22, 4: 0}
+
+
+def floor_of(view, seat):
+    """The least hand the seat's actions this hand suggest: kings to open, two pair to
+    raise, and what its draw suggests."""
+    floor = 0
+    for h in view["history"]:
+        if h.get("seat") != seat:
+            continue
+        if h["kind"] == "open":
+            floor = max(floor, OPENING_KEY)
+        elif h["kind"] == "raise":
+            floor = max(floor, TWO_PAIR << 22)
+        elif h["kind"] == "draw":
+            floor = max(floor, DRAW_FLOOR[h["count"]])
+    return floor
+
+
+def _sample(view, rng, samples, extra):
+    """Rivals' hands (samples, rivals, 5), the mask of samples their actions allow, and
+    ``extra`` more unseen cards per sample (own replacements)."""
     deck = view["deck"]
     low = LOW_RANK_BY_DECK[deck]
     mine = hand_ids(view)
@@ -40,40 +64,64 @@ def equity(view, rng, samples=SAMPLES):
     rivals = [s for s, st in enumerate(view["status"]) if s != seat and st in ("in", "all-in")]
     full_deck = deck_for({24: 2, 28: 3, 32: 4, 36: 5}[deck])
     unseen = np.array([c for c in full_deck if c not in mine], dtype=np.int8)
-    drawn = [parse_card(c).id for c in discards(view)] if view["phase"] != "final-round" \
-        and view["phase"] != "draw" else []
-    kept = [c for c in mine if c not in drawn]
-    need = 5 * len(rivals) + len(drawn)
-    order = rng.random((samples, len(unseen))).argsort(axis=1)[:, :need]
+    order = rng.random((samples, len(unseen))).argsort(axis=1)[:, :5 * len(rivals) + extra]
     dealt = unseen[order]
     theirs = dealt[:, :5 * len(rivals)].reshape(samples * len(rivals), 5)
     their_keys = rank_keys(theirs, low).reshape(samples, len(rivals))
-    own = np.empty((samples, 5), dtype=np.int8)
-    own[:, :len(kept)] = kept
-    own[:, len(kept):] = dealt[:, 5 * len(rivals):]
-    own_keys = rank_keys(own, low)
-    weight = np.ones(samples, dtype=bool)
-    if view["opener"] in rivals:
-        weight &= their_keys[:, rivals.index(view["opener"])] >= OPENING_KEY
-    if not weight.any():
-        return 0.0
-    wins = (own_keys[:, None] > their_keys).all(axis=1)
-    return float(wins[weight].mean())
+    allowed = np.ones(samples, dtype=bool)
+    for i, s in enumerate(rivals):
+        allowed &= their_keys[:, i] >= floor_of(view, s)
+    return their_keys.max(axis=1), allowed, dealt[:, 5 * len(rivals):], low
+
+
+def _chances(view, rng, keeps, samples=SAMPLES):
+    """Win chance for each way of keeping cards (lists of card ids), the rest drawn."""
+    best, allowed, spare, low = _sample(view, rng, samples, 5 - min(len(k) for k in keeps))
+    if not allowed.any():
+        return [0.0] * len(keeps)
+    own = np.empty((len(keeps), samples, 5), dtype=np.int8)
+    for i, kept in enumerate(keeps):
+        own[i, :, :len(kept)] = kept
+        own[i, :, len(kept):] = spare[:, :5 - len(kept)]
+    keys = rank_keys(own.reshape(-1, 5), low).reshape(len(keeps), samples)
+    wins = keys > best[None, :]
+    return list(wins[:, allowed].mean(axis=1))
+
+
+def equity(view, rng, samples=SAMPLES):
+    """The chance that this seat's hand beats every opponent still in (before the draw,
+    after its own table draw)."""
+    mine = hand_ids(view)
+    if view["phase"] == "final-round":
+        kept = mine
+    else:
+        drawn = [parse_card(c).id for c in discards(view)]
+        kept = [c for c in mine if c not in drawn]
+    return _chances(view, rng, [kept], samples)[0]
+
+
+def best_draw(view, rng):
+    """The discards (card texts) whose draw wins most often against the sampled rivals."""
+    mine = hand_ids(view)
+    keeps = [[c for i, c in enumerate(mine) if mask >> i & 1] for mask in range(1, 32)]
+    chances = _chances(view, rng, keeps, DRAW_SAMPLES)
+    kept = keeps[int(np.argmax(chances))]
+    return [view["cards"][i] for i, c in enumerate(mine) if c not in kept]
 
 
 def act(view):
-    if view["phase"] == "draw":
-        return {"kind": "draw", "cards": discards(view)}
     rng = np.random.default_rng(random.getrandbits(64))
+    if view["phase"] == "draw":
+        return {"kind": "draw", "cards": best_draw(view, rng)}
     chance = equity(view, rng)
     pot, to_call = view["pot"], view["to_call"]
     current = max(view["bets"]) if view["bets"] else 0
     if view["phase"] == "opening":
         if legal(view, "open") and chance > 0.5:
-            return bet(view, max(1, int(pot * chance)))
+            return bet(view, max(1, int(pot * SIZE)))
         return {"kind": "pass"}
     if chance > RAISE_ABOVE:
-        return bet(view, current + to_call + int(pot * chance))
+        return bet(view, current + int((pot + to_call) * SIZE))
     if to_call == 0:
         return {"kind": "pass"}
     if chance > to_call / (pot + to_call) + MARGIN:
