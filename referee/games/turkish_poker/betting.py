@@ -43,7 +43,8 @@ def raise_bounds(limit: str, *, current: int, last_raise: int, own_bet: int, sta
     return smallest, largest
 
 
-def build_pots(contributed: Sequence[int], folded: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:
+def build_pots(contributed: Sequence[int],
+               folded: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:
     """Main pot then side pots: (amount, seats that may win it), from each seat's chips
     put in this hand. A level is set by each all-in amount of a seat still in; chips of
     folded seats count in every pot they reach; pots with the same seats merge."""

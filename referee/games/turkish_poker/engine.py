@@ -11,6 +11,7 @@ rules text of this package says what a fault and a forfeit cost.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +30,8 @@ from referee.games.turkish_poker.betting import (
 MAX_DEALS = 10
 MAX_DRAW = 4
 # Phases of a hand: before the opening, the betting after it, the draw, the final round.
-OPENING, FIRST_ROUND, DRAW, FINAL_ROUND, OVER = "opening", "first-round", "draw", "final-round", "over"
+OPENING, FIRST_ROUND, DRAW = "opening", "first-round", "draw"
+FINAL_ROUND, OVER = "final-round", "over"
 
 
 @dataclass(frozen=True)
@@ -59,13 +61,21 @@ class TurkishPoker:
     """One game. Seats 0..players-1; ``current_seat`` decides next (None once over)."""
 
     def __init__(self, players: int, seed: int, *, limit: str = "no-limit", hands: int = 100,
-                 stack: int = 200, rake: float = 0.0, rake_cap: int = 0):
+                 stack: int = 200, rake: float = 0.0, rake_cap: int = 0,
+                 stacks: Sequence[int] | None = None):
+        """``stacks``: per-seat chips at the start of every hand instead of ``stack`` each.
+        Not a game parameter (the rules give every seat ``stack``, so no all-in for less
+        and no side pot can arise in a real game); the edge tests and the cross-check
+        against PokerKit use it to reach those rules."""
         low_rank_for(players)
         self.players = players
         self.seed = seed
         self.limit = limit
         self.hands = hands
         self.stack = stack
+        self.starting = tuple(stacks) if stacks is not None else (stack,) * players
+        if len(self.starting) != players or min(self.starting) < 20:
+            raise ValueError(f"stacks must be {players} amounts of at least 20")
         self.rake = rake
         self.rake_cap = rake_cap
         self.events: list[Any] = []
@@ -91,7 +101,7 @@ class TurkishPoker:
             return
         n = self.players
         self.dealer = (self.hand + n - 1) % n
-        self.stacks = [0 if self.out[s] else self.stack for s in range(n)]
+        self.stacks = [0 if self.out[s] else self.starting[s] for s in range(n)]
         self.contributed = [0] * n
         self.bets = [0] * n
         self.folded = list(self.out)
@@ -100,7 +110,7 @@ class TurkishPoker:
         self.deal = 0
         self.history = []
         self.seated = frozenset(seated)
-        self._emit(ev.HandStarted(self.hand, self.dealer, tuple(seated), self.stack))
+        self._emit(ev.HandStarted(self.hand, self.dealer, tuple(seated), tuple(self.stacks)))
         self._new_deal()
 
     def _order(self, first: int) -> list[int]:
@@ -217,7 +227,7 @@ class TurkishPoker:
         self._end_hand(reason)
 
     def _end_hand(self, reason: str) -> None:
-        net = tuple(self.stacks[s] - self.stack if s in self.seated else 0
+        net = tuple(self.stacks[s] - self.starting[s] if s in self.seated else 0
                     for s in range(self.players))
         for s in range(self.players):
             self.net[s] += net[s]
@@ -261,7 +271,12 @@ class TurkishPoker:
     def _may_raise(self, seat: int) -> bool:
         if not self.may_raise[seat] or self.stacks[seat] <= self.current_bet - self.bets[seat]:
             return False
-        return self.limit != "fixed-limit" or self.bet_count < FIXED_CAP
+        if self.limit == "fixed-limit" and self.bet_count >= FIXED_CAP:
+            return False
+        # Someone else still in must be able to put in more than the bet (as in PokerKit).
+        return any(s != seat and not self.folded[s]
+                   and self.stacks[s] + self.bets[s] > self.current_bet
+                   for s in range(self.players))
 
     def _bounds(self, seat: int) -> tuple[int, int]:
         if self.phase == OPENING:

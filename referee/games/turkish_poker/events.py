@@ -36,7 +36,7 @@ class HandStarted(Event):
     hand: int
     dealer: int
     seats: tuple[int, ...]      # the seats playing this hand (not sitting out)
-    stack: int
+    stacks: tuple[int, ...]     # chips per seat at the start of the hand
 
 
 @dataclass(frozen=True)
