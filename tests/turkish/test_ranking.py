@@ -126,7 +126,7 @@ def test_suits_decide_equal_hands() -> None:
     assert key("Kh Kc Qd Js 9c") > key("Ks Kd Qc Jd 9d")
     assert key("Ah Ac Kd Ks 9c") > key("As Ad Kh Kc 9d")
     # high card by the suit of the highest card
-    assert key("Ah Qc Jd Ts 9c") > key("As Qd Jc Th 9d")
+    assert key("Ah Kc Jd Ts 9c") > key("As Kd Jc Th 9d")
     assert SUIT_ORDER == "cdsh"
 
 
