@@ -252,7 +252,7 @@ class TurkishPoker:
             return []
         stack = self.stacks[seat]
         if self.phase == DRAW:
-            return [{"kind": "draw", "max": MAX_DRAW}]
+            return [{"kind": "fold"}, {"kind": "draw", "max": MAX_DRAW}]
         if self.phase == OPENING:
             out: list[dict[str, Any]] = [{"kind": "fold"}, {"kind": "pass"}]
             if self.qualified[seat]:
