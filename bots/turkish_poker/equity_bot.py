@@ -4,7 +4,8 @@ Each decision deals the unseen cards at random to the opponents still in (an opp
 opened gets only hands of kings or better), lets its own hand draw by the table in
 ``common`` before the draw, ranks every sampled hand with ``rank_keys`` and counts how
 often its hand beats them all. Then: raise with a strong edge, call when the chance beats
-the pot odds, otherwise pass or fold. Deterministic given the game seed (its generator is
+the pot odds, otherwise pass or fold. It raises only on what its hand already is, never
+on the cards it hopes to draw. Deterministic given the game seed (its generator is
 drawn from the seeded ``random``).
 """
 
@@ -22,12 +23,23 @@ from bots.turkish_poker.common import (
     legal,
 )
 from evaluator.cards import parse_card
-from evaluator.turkish import OPENING_KEY, PAIR, STRAIGHT, THREE, TWO_PAIR, deck_for
+from evaluator.turkish import (
+    FULL_HOUSE,
+    OPENING_KEY,
+    PAIR,
+    STRAIGHT,
+    THREE,
+    TWO_PAIR,
+    deck_for,
+)
 from evaluator.turkish_kernels import rank_keys
 
 SAMPLES = 600
 DRAW_SAMPLES = 200
 RAISE_ABOVE = 0.7
+# With nothing to call, bet above this chance.
+BET_ABOVE = 0.6
+STEP = 0.04
 MARGIN = 0.03
 # Bets and raises are this fraction of the pot (after the call).
 SIZE = 0.5
@@ -38,17 +50,24 @@ SIZE = 0.5
 DRAW_FLOOR = {0: STRAIGHT << 22, 1: PAIR << 22, 2: THREE << 22, 3: PAIR << 22, 4: 0}
 
 
+# The least hand each raise of a seat in this hand suggests: the first two pair, the
+# second three of a kind, any further one a full house.
+RAISE_FLOOR = (TWO_PAIR << 22, THREE << 22, FULL_HOUSE << 22)
+
+
 def floor_of(view, seat):
-    """The least hand the seat's actions this hand suggest: kings to open, two pair to
-    raise, and what its draw suggests."""
+    """The least hand the seat's actions this hand suggest: kings to open, stronger hands
+    the more it raised, and what its draw suggests."""
     floor = 0
+    raises = 0
     for h in view["history"]:
         if h.get("seat") != seat:
             continue
         if h["kind"] == "open":
             floor = max(floor, OPENING_KEY)
         elif h["kind"] == "raise":
-            floor = max(floor, TWO_PAIR << 22)
+            floor = max(floor, RAISE_FLOOR[min(raises, len(RAISE_FLOOR) - 1)])
+            raises += 1
         elif h["kind"] == "draw":
             floor = max(floor, DRAW_FLOOR[h["count"]])
     return floor
@@ -89,15 +108,16 @@ def _chances(view, rng, keeps, samples=SAMPLES):
 
 
 def equity(view, rng, samples=SAMPLES):
-    """The chance that this seat's hand beats every opponent still in (before the draw,
-    after its own table draw)."""
+    """The chances that this seat's hand beats every opponent still in: after its own
+    table draw (before the draw) and as it stands (made: what it may raise on)."""
     mine = hand_ids(view)
     if view["phase"] == "final-round":
-        kept = mine
-    else:
-        drawn = [parse_card(c).id for c in discards(view)]
-        kept = [c for c in mine if c not in drawn]
-    return _chances(view, rng, [kept], samples)[0]
+        chance = _chances(view, rng, [mine], samples)[0]
+        return chance, chance
+    drawn = [parse_card(c).id for c in discards(view)]
+    kept = [c for c in mine if c not in drawn]
+    drawing, made = _chances(view, rng, [kept, mine], samples)
+    return drawing, made
 
 
 def best_draw(view, rng):
@@ -113,14 +133,17 @@ def act(view):
     rng = np.random.default_rng(random.getrandbits(64))
     if view["phase"] == "draw":
         return {"kind": "draw", "cards": best_draw(view, rng)}
-    chance = equity(view, rng)
+    chance, made = equity(view, rng)
     pot, to_call = view["pot"], view["to_call"]
     current = max(view["bets"]) if view["bets"] else 0
     if view["phase"] == "opening":
-        if legal(view, "open") and chance > 0.5:
+        if legal(view, "open") and min(chance, made) > 0.5:
             return bet(view, max(1, int(pot * SIZE)))
         return {"kind": "pass"}
-    if chance > RAISE_ABOVE:
+    # Each bet already made this hand asks for a surer hand before raising again.
+    bets_made = sum(1 for h in view["history"] if h["kind"] in ("open", "raise"))
+    sure = min(chance, made) - STEP * bets_made
+    if sure > RAISE_ABOVE or to_call == 0 and sure > BET_ABOVE:
         return bet(view, current + int((pot + to_call) * SIZE))
     if to_call == 0:
         return {"kind": "pass"}
