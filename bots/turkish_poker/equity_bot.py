@@ -1,12 +1,18 @@
 """Bets by its winning chance, estimated by Monte Carlo with the numba ranking.
 
-Each decision deals the unseen cards at random to the opponents still in (an opponent who
-opened gets only hands of kings or better), lets its own hand draw by the table in
-``common`` before the draw, ranks every sampled hand with ``rank_keys`` and counts how
-often its hand beats them all. Then: raise with a strong edge, call when the chance beats
-the pot odds, otherwise pass or fold. It raises only on what its hand already is, never
-on the cards it hopes to draw. Deterministic given the game seed (its generator is
-drawn from the seeded ``random``).
+Each decision deals the unseen cards at random to the opponents still in, keeping only
+deals that fit what each opponent did this hand (kings or better to open, stronger hands
+the more it raised, a straight to stand pat...: ``floor_of``), ranks every sampled hand
+with ``rank_keys`` and counts how often its own hand beats them all: before the draw both
+as it stands and after its table draw. It draws the cards whose replacement wins most
+often (every way of keeping 1-5 cards tried on the same samples).
+
+Then: raise (half the pot after the call) when even its made hand wins more than
+RAISE_ABOVE, less STEP for every bet already made this hand; bet at BET_ABOVE with
+nothing to call; call when the chance beats the pot odds by MARGIN; otherwise pass or
+fold. Deterministic given the game seed (its generator is drawn from the seeded
+``random``). The constants were tuned on seeds 1000-1599 against the rule-based bot;
+the benchmark plays seeds 0-499.
 """
 
 import random
