@@ -125,7 +125,8 @@ def match_row(name: str, bots: list, hands: int) -> tuple[str, ...]:
     half = 1.96 * pairs.std(ddof=1) / math.sqrt(pairs.size)
     faults = sum(sum(r.faults) for r in results)
     return (name, f"{2 * pairs.size:,}", f"{mean:+.2f}",
-            f"[{mean - half:+.2f}, {mean + half:+.2f}]", "clear" if mean - half > 0 else "NOT CLEAR", str(faults))
+            f"[{mean - half:+.2f}, {mean + half:+.2f}]",
+            "clear" if mean - half > 0 else "NOT CLEAR", str(faults))
 
 
 def main() -> None:

@@ -2,8 +2,10 @@
 
 Pure functions of numbers; the engine keeps the state.
 
->>> build_pots([10, 30, 30, 5], [False, False, False, True])
-[(25, (0, 1, 2)), (40, (1, 2))]
+>>> build_pots([10, 30, 30, 5], [False, False, False, True], [True, False, False, False])
+[(35, (0, 1, 2)), (40, (1, 2))]
+>>> build_pots([4, 2, 2], [False, False, False], [False, False, False])
+[(8, (0, 1, 2))]
 >>> split(10, (2, 0, 1))
 [4, 3, 3]
 >>> rake_of(101, 0.05, 0), rake_of(1000, 0.05, 3)
@@ -43,25 +45,27 @@ def raise_bounds(limit: str, *, current: int, last_raise: int, own_bet: int, sta
     return smallest, largest
 
 
-def build_pots(contributed: Sequence[int],
-               folded: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:
+def build_pots(contributed: Sequence[int], folded: Sequence[bool],
+               all_in: Sequence[bool]) -> list[tuple[int, tuple[int, ...]]]:
     """Main pot then side pots: (amount, seats that may win it), from each seat's chips
-    put in this hand. A level is set by each all-in amount of a seat still in; chips of
-    folded seats count in every pot they reach; pots with the same seats merge."""
-    live = [c for c, f in zip(contributed, folded, strict=True) if not f]
-    levels = sorted(set(live))
+    put in this hand (during a round too: the unmatched bets are then in the last pot).
+    Each all-in amount of a seat still in closes a pot; chips of folded
+    seats count in every pot they reach; pots with the same seats merge."""
+    live = range(len(contributed))
+    levels = sorted({contributed[s] for s in live if all_in[s] and not folded[s]})
+    levels.append(max(contributed))
     pots: list[tuple[int, tuple[int, ...]]] = []
     previous = 0
-    for n, level in enumerate(levels):
-        top = level if n < len(levels) - 1 else max(contributed)
-        amount = sum(min(c, top) - min(c, previous) for c in contributed)
-        seats = tuple(s for s, (c, f) in enumerate(zip(contributed, folded, strict=True))
-                      if not f and c >= level)
+    for level in levels:
+        amount = sum(min(c, level) - min(c, previous) for c in contributed)
+        # A seat still in and not all in may yet match every level.
+        seats = tuple(s for s in live if not folded[s]
+                      and (contributed[s] >= level or not all_in[s]))
         if pots and pots[-1][1] == seats:
             amount += pots.pop()[0]
         if amount:
             pots.append((amount, seats))
-        previous = top
+        previous = level
     return pots
 
 

@@ -208,7 +208,10 @@ class TurkishPoker:
             keys[s] = rank_key(self.cards[s], self.low_rank)
             self._emit(ev.Shown(s, tuple(card_text(c) for c in sorted(self.cards[s])),
                                 category_name(keys[s])))
-        self._award(build_pots(self.contributed, self.folded), "showdown", keys)
+        self._award(self._pots(), "showdown", keys)
+
+    def _pots(self) -> list[tuple[int, tuple[int, ...]]]:
+        return build_pots(self.contributed, self.folded, [x == 0 for x in self.stacks])
 
     def _award(self, pots: list[tuple[int, tuple[int, ...]]], reason: str,
                keys: dict[int, int] | None = None) -> None:
@@ -497,7 +500,7 @@ class TurkishPoker:
     def view(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know now, as a plain map (see the package's SPEC.md)."""
         hand_on = self.phase != OVER
-        pots = build_pots(self.contributed, self.folded) if hand_on else []
+        pots = self._pots() if hand_on else []
         status = ["out" if self.out[s] else "folded" if self.folded[s]
                   else "all-in" if hand_on and self.stacks[s] == 0 else "in"
                   for s in range(self.players)]

@@ -3,7 +3,7 @@
 >>> parse_action({"kind": "raise", "to": 12})
 Action(kind='raise', amount=12, cards=())
 >>> parse_action({"kind": "draw", "cards": ["Ah", "9c"]}).cards
-(48, 28)
+(50, 28)
 >>> action_payload(Action("open", 3))
 {'kind': 'open', 'amount': 3}
 """
