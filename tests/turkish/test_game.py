@@ -3,8 +3,10 @@ text, the reference bots and the in-process driver."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +129,23 @@ def test_an_unlisted_action_is_refused() -> None:
         engine.apply(engine.current_seat, Action("call"))
     with pytest.raises(IllegalAction):
         engine.apply(engine.current_seat, "fold")
+
+
+def test_spec_examples_parse() -> None:
+    spec = (Path(__file__).resolve().parents[2] / "referee/games/turkish_poker/SPEC.md")
+    text = spec.read_text("utf-8")
+    view = json.loads(re.search(r"```json\n(.*?)```", text, re.S).group(1))
+    assert {a["kind"] for a in view["legal"]} == {"fold", "call", "raise"}
+    section = text.split("## action\n")[1].split("## notices")[0]
+    actions = re.findall(r"^\| `(\{\"kind\".*?\})` \|", section, re.M)
+    assert len(actions) == 6
+    for text_payload in actions:
+        payload = json.loads(text_payload.replace(": N", ": 3"))
+        assert action_payload(parse_action(payload)) == payload
+
+
+def test_a_malformed_answer_is_a_fault_that_folds() -> None:
+    game = load({"hands": 2})
+    outcome, faults = play_one(game, [lambda view: {"kind": "bet"}, rules_bot.act], 3)
+    assert faults == [2, 0]             # one decision a hand: it folds at once
+    assert outcome.scores == (-2.0, 2.0)

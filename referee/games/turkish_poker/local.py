@@ -29,7 +29,8 @@ class Played:
 
 
 def play_one(game: TurkishPokerGame, bots: Sequence[Bot], seed: int) -> tuple[Outcome, list[int]]:
-    """One game with ``bots[s]`` in seat ``s``; an illegal or malformed action is a fault."""
+    """One game with ``bots[s]`` in seat ``s``; a malformed or illegal action is a fault
+    (the seat folds); ``random`` is seeded with the game's seed, as the SDK does."""
     engine = game.new_game(len(bots), seed)
     random.seed(seed)
     faults = [0] * len(bots)
@@ -37,8 +38,14 @@ def play_one(game: TurkishPokerGame, bots: Sequence[Bot], seed: int) -> tuple[Ou
         seat = engine.current_seat
         assert seat is not None
         try:
-            engine.apply(seat, game.parse_local_action(bots[seat](engine.view(seat))))
-        except (IllegalAction, ValueError):
+            action = game.parse_local_action(bots[seat](engine.view(seat)))
+        except ValueError:
+            faults[seat] += 1
+            engine.fault(seat, "malformed")
+            continue
+        try:
+            engine.apply(seat, action)
+        except IllegalAction:
             faults[seat] += 1
             engine.fault(seat, "illegal")
     return engine.outcome(), faults
