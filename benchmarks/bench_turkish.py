@@ -10,7 +10,10 @@ Prints three tables:
    kernel / PokerKit (target >= 20x). The kernel's keys are asserted equal to the twin's.
 2. the engine in-process (``referee.games.turkish_poker.local``), hands per second with
    2 and 5 players, random bots and the equity bot (target >= 2,000 2-player hands/s with
-   random bots); every bot's action goes through the view and the action codec.
+   random bots); every bot's action goes through the view and the action codec. Both
+   wall-clock and CPU-time rates are printed; the target is judged on CPU time, which a
+   machine shared with other work does not distort (the wall rate is the one to read on
+   an idle machine).
 3. the equity bot against the random and the rule-based bot, ``--hands`` hands each with
    duplicate deals (every deal played twice, seats swapped): its chips per hand with a
    95% interval over the duplicate pairs, and the same for the rule-based bot against the
@@ -108,10 +111,15 @@ def engine_rows(hands: int, repeats: int) -> list[tuple[str, ...]]:
     play_one(game, [equity_bot.act, random_bot.act], 0)
     rows = []
     for name, bots, targeted in cases:
-        t = best_time(lambda b=bots: play_one(game, b, 1), repeats)
-        rate = hands / t
-        rows.append((name, f"{rate:,.0f} hands/s", ">= 2,000" if targeted else "",
-                     mark(rate >= TARGET_HANDS) if targeted else ""))
+        wall = cpu = float("inf")
+        for _ in range(repeats):
+            w, c = time.perf_counter(), time.process_time()
+            play_one(game, bots, 1)
+            wall = min(wall, time.perf_counter() - w)
+            cpu = min(cpu, time.process_time() - c)
+        rows.append((name, f"{hands / wall:,.0f}", f"{hands / cpu:,.0f}",
+                     ">= 2,000" if targeted else "",
+                     mark(hands / cpu >= TARGET_HANDS) if targeted else ""))
     return rows
 
 
@@ -146,7 +154,8 @@ def main() -> None:
                 ("batch", "numba kernel", "Python twin", "PokerKit", "kernel/PokerKit",
                  ">= 20x"), ranking_rows(rng, args.scale, args.repeats))
     print_table(f"2. engine in-process, {args.engine_hands} hands, best of {args.repeats}",
-                ("case", "speed", "target", ""), engine_rows(args.engine_hands, args.repeats))
+                ("case", "hands/s (wall)", "hands/s (CPU)", "target", ""),
+                engine_rows(args.engine_hands, args.repeats))
     print_table(f"3. bots, no-limit, 2 players, {args.hands} hands, duplicate deals",
                 ("match (first bot's chips per hand)", "hands", "chips/hand", "95% interval",
                  "", "faults"),
