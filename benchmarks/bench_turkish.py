@@ -89,8 +89,8 @@ def ranking_rows(rng: np.random.Generator, scale: float, repeats: int) -> list[t
         assert [int(k) for k in keys[:few.shape[0]]] == [rank_key(h, low) for h in few]
         pk_hands = [tuple(PKCard.parse("".join(card_text(c) for c in h))) for h in few]
         t_kernel = best_time(lambda h=hands, lo=low: rank_keys(h, lo), repeats)
-        t_twin = best_time(lambda f=few, lo=low: [rank_key(h, lo) for h in f], 1)
-        t_pk = best_time(lambda p=pk_hands: [StandardHighHand(h) for h in p], 1)
+        t_twin = best_time(lambda f=few, lo=low: [rank_key(h, lo) for h in f], repeats)
+        t_pk = best_time(lambda p=pk_hands: [StandardHighHand(h) for h in p], repeats)
         kernel = n / t_kernel
         pk = few.shape[0] / t_pk
         rows.append((f"{4 * (15 - low)} cards ({players} players)",
