@@ -64,7 +64,8 @@ def parse_action(payload: Any) -> Action:
 
     Strict: exactly the keys of one form, exact lower-case strings, nothing else.
     """
-    if not isinstance(payload, Mapping):
+    # dict first: the ABC check alone costs more than the rest of the parse.
+    if not isinstance(payload, dict) and not isinstance(payload, Mapping):
         raise ValueError(f"an action is a map with a 'kind', got {type(payload).__name__}")
     kind = payload.get("kind")
     if not isinstance(kind, str) or kind not in _KEYS:

@@ -118,7 +118,8 @@ def _card_ids(cards: Iterable[str | int | Card]) -> list[int]:
 
 class SixCardGolf:
     """One game. Read-only state for views and tests: ``grids`` and ``face_up`` per seat
-    (six each in ``POSITIONS`` order; empty for seats out of the game), ``frozen`` per
+    (six each in ``POSITIONS`` order; empty for seats out of the game), ``shown`` per seat
+    (the grid as everyone sees it: None where face down), ``frozen`` per
     seat, ``stock`` and ``discard`` (lists of card ids, top card last), ``drawn`` and
     ``drawn_from`` (the card the seat to act holds), ``turns`` this round per seat,
     ``out_seat``, ``totals``, ``history`` (points per seat of each finished round)."""
@@ -159,11 +160,9 @@ class SixCardGolf:
         pack = list(GOLF_PACK)
         shuffle(pack, self._rng)
         self.grids: list[list[int]] = [[] for _ in range(self.players)]
-        self.face_up: list[list[bool]] = [[] for _ in range(self.players)]
         at = 0
         for s in self._play_order(self.starter):
             self.grids[s] = pack[at:at + GRID_SIZE]
-            self.face_up[s] = list(_FACE_UP_AT_DEAL)
             at += GRID_SIZE
         self.discard = [pack[at]]
         self.stock = pack[:at:-1]
@@ -173,6 +172,10 @@ class SixCardGolf:
                                  len(self.stock)))
 
     def _start_round(self) -> None:
+        self.face_up = [list(_FACE_UP_AT_DEAL) if g else [] for g in self.grids]
+        self.shown: list[list[int | None]] = [
+            [c if up else None for c, up in zip(g, _FACE_UP_AT_DEAL, strict=False)]
+            for g in self.grids]
         self.frozen = [False] * self.players
         self.turns = [0] * self.players
         self.out_seat: int | None = None
@@ -222,6 +225,8 @@ class SixCardGolf:
 
     def apply(self, seat: int, action: Action) -> None:
         """One decision of ``seat``; IllegalAction (state unchanged) if the rules forbid it."""
+        if not isinstance(action, Take | Place | Discard):
+            raise UsageError(f"not a six-card golf action: {action!r}")
         if self.current_seat is None:
             raise GameAlreadyOver("the game is over")
         if seat != self.current_seat:
@@ -238,10 +243,8 @@ class SixCardGolf:
             self.discard.append(self.drawn)  # type: ignore[arg-type]
             self.events.append(Discarded(self.round, seat, self.drawn))  # type: ignore[arg-type]
             self._end_turn(seat, went_out=False)
-        elif isinstance(action, Take):
-            raise WrongPhase("you hold a card already: place it (or discard a stock card)")
         else:
-            raise UsageError(f"not a six-card golf action: {action!r}")
+            raise WrongPhase("you hold a card already: place it (or discard a stock card)")
 
     def _take(self, seat: int, source: str) -> None:
         pile = self.stock if source == STOCK else self.discard
@@ -256,6 +259,7 @@ class SixCardGolf:
         grid, up = self.grids[seat], self.face_up[seat]
         card, replaced = self.drawn, grid[position]
         grid[position] = card  # type: ignore[call-overload]
+        self.shown[seat][position] = card
         up[position] = True
         if position in BOTTOM:
             self.frozen[seat] = True

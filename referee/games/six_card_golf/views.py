@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from evaluator.golf import POSITIONS
 from referee.games.six_card_golf.actions import PILE
-from referee.games.six_card_golf.events import public_grid
 
 if TYPE_CHECKING:
     from referee.games.six_card_golf.engine import SixCardGolf
@@ -30,8 +30,8 @@ def build_view(g: SixCardGolf, seat: int) -> dict[str, Any]:
         "phase": g.phase if to_act is not None else None,
         "drawn": held,
         "drawn_from": g.drawn_from,
-        "grids": [public_grid(tuple(grid), up) for grid, up in zip(g.grids, g.face_up,
-                                                                     strict=True)],
+        "grids": [dict(zip(POSITIONS, shown, strict=True)) if shown else None
+                  for shown in g.shown],
         "frozen": list(g.frozen),
         "discard": list(g.discard),
         "stock": len(g.stock),

@@ -1,0 +1,44 @@
+"""Shared set-ups for the six-card golf tests: games with chosen cards, and the card count."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from evaluator.cards import CARD_TEXT
+from evaluator.golf import GOLF_PACK
+from referee.games.six_card_golf.engine import SixCardGolf
+
+Rig = Callable[..., SixCardGolf]
+
+
+def rigged(grids: Sequence[str], stock: Sequence[str] = (), discard: Sequence[str] = ("4h",),
+           seed: int = 0, **params: int) -> SixCardGolf:
+    """A game whose first round has these grids (texts of six cards, "" for nobody is not
+    allowed here), stock top cards (top first; the rest of the pack follows in id order)
+    and discard pile (bottom first)."""
+    g = SixCardGolf(len(grids), seed, **params)
+    parts = [g.split() for g in grids]
+    rest = list(GOLF_PACK)
+    for text in [*(c for p in parts for c in p), *stock, *discard]:
+        rest.remove(CARD_TEXT.index(text))
+    g.set_deal(parts, [*stock, *rest], list(discard))
+    return g
+
+
+@pytest.fixture
+def rig() -> Rig:
+    return rigged
+
+
+def cards_of(g: SixCardGolf) -> Counter[int]:
+    """Every card the engine holds: grids, stock, discard pile and the held card."""
+    held = [] if g.drawn is None else [g.drawn]
+    return Counter([*(c for grid in g.grids for c in grid), *g.stock, *g.discard, *held])
+
+
+@pytest.fixture
+def cards_in_play() -> Callable[[SixCardGolf], Counter[int]]:
+    return cards_of
