@@ -28,7 +28,7 @@ def rigged(grids: Sequence[str], stock: Sequence[str] = (), discard: Sequence[st
     return g
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def rig() -> Rig:
     return rigged
 
@@ -39,6 +39,6 @@ def cards_of(g: SixCardGolf) -> Counter[int]:
     return Counter([*(c for grid in g.grids for c in grid), *g.stock, *g.discard, *held])
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def cards_in_play() -> Callable[[SixCardGolf], Counter[int]]:
     return cards_of
