@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.golf import CARD_POINTS, JOKER_ID, PARTNER, RANK_KEY, row_points
-
 from bots.six_card_golf.grid import (
     DISCARD,
     View,
@@ -25,6 +23,7 @@ from bots.six_card_golf.grid import (
     take,
     value,
 )
+from evaluator.golf import CARD_POINTS, JOKER_ID, PARTNER, RANK_KEY, row_points
 
 FACE_DOWN = 6
 
