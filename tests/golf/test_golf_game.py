@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from itertools import product
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -237,3 +238,10 @@ def test_the_views_legal_list_is_the_engines_and_only_the_seat_to_act_plays():
                 with pytest.raises(IllegalAction):
                     g.apply(s, action)
         g.apply(seat, legal[0])
+
+
+def test_the_spec_example_is_the_first_check_turn():
+    spec = (Path(__file__).parents[2] / "referee/games/six_card_golf/SPEC.md").read_text()
+    example = json.loads(spec.split("```json\n")[1].split("```")[0])
+    view = GAME.check_turns()[0][0]
+    assert {k: view[k] for k in example} == example

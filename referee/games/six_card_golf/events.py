@@ -94,16 +94,14 @@ class Placed:
     card: int
     replaced: int
 
-    def _payload(self, card: Any) -> dict[str, Any]:
-        return {"type": "placed", "round": self.round, "seat": self.seat,
-                "at": POSITIONS[self.position], "card": card[self.card],
-                "replaced": card[self.replaced]}
-
     def to_dict(self) -> dict[str, Any]:
-        return self._payload(CARD_TEXT)
+        return {"type": "placed", "round": self.round, "seat": self.seat,
+                "at": POSITIONS[self.position], "card": CARD_TEXT[self.card],
+                "replaced": CARD_TEXT[self.replaced]}
 
     def notice(self, seat: int) -> dict[str, Any]:
-        return self._payload(range(len(CARD_TEXT)))
+        return {"type": "placed", "round": self.round, "seat": self.seat,
+                "at": POSITIONS[self.position], "card": self.card, "replaced": self.replaced}
 
 
 @dataclass(frozen=True, slots=True)
