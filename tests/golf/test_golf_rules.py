@@ -297,3 +297,13 @@ def test_bad_engine_usage_is_refused():
         g.apply(1, "take stock")  # type: ignore[arg-type]
     with pytest.raises(UsageError, match="not over"):
         g.outcome()
+
+
+def test_with_the_default_target_the_game_ends_after_the_round_reaching_150():
+    g = SixCardGolf(2, seed=6)
+    assert g.target == 150
+    while not g.is_over:
+        before = max(g.totals)
+        assert before < 150
+        g.fault(g.current_seat, "timeout")   # 60 for the faulting seat each round
+    assert max(g.totals) >= 150 > before
