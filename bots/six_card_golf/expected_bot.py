@@ -2,7 +2,9 @@
 
 The cards it has not seen are the two decks minus every card in its view (face-up cards
 of every seat, the whole discard pile, the card it holds); a face-down card, its own or
-another seat's, and the stock's next card are taken to be drawn from them. It counts
+another seat's, and the stock's next card are taken to be drawn from them. (A card seen
+earlier that a reshuffle put back into the stock counts as unseen again: nobody knows
+where it lies. So the view alone is enough, and the bot keeps no state.) It counts
 them by rank (suits never matter) and scores a row with unknown cards in closed form,
 pairs included:
 

@@ -79,7 +79,7 @@ class UsageError(ValueError):
 
 
 class NotYourTurn(IllegalAction):
-    pass
+    """A decision from a seat whose turn it is not."""
 
 
 class WrongPhase(IllegalAction):
@@ -87,7 +87,7 @@ class WrongPhase(IllegalAction):
 
 
 class FrozenTopRow(IllegalAction):
-    pass
+    """A top-row placement after one of the seat's bottom cards was replaced."""
 
 
 class MustReplace(IllegalAction):
@@ -95,7 +95,7 @@ class MustReplace(IllegalAction):
 
 
 class GameAlreadyOver(IllegalAction):
-    pass
+    """Any decision once the game is over."""
 
 
 def shuffle(cards: list[int], rng: random.Random) -> None:
@@ -119,10 +119,10 @@ def _card_ids(cards: Iterable[str | int | Card]) -> list[int]:
 class SixCardGolf:
     """One game. Read-only state for views and tests: ``grids`` and ``face_up`` per seat
     (six each in ``POSITIONS`` order; empty for seats out of the game), ``shown`` per seat
-    (the grid as everyone sees it: None where face down), ``frozen`` per
-    seat, ``stock`` and ``discard`` (lists of card ids, top card last), ``drawn`` and
-    ``drawn_from`` (the card the seat to act holds), ``turns`` this round per seat,
-    ``out_seat``, ``totals``, ``history`` (points per seat of each finished round)."""
+    (the grid as everyone sees it: None where face down), ``frozen`` per seat, ``stock``
+    and ``discard`` (lists of card ids, top card last), ``drawn`` and ``drawn_from`` (the
+    card the seat to act holds), ``turns`` this round per seat, ``out_seat``, ``totals``,
+    ``history`` (points per seat of each finished round)."""
 
     def __init__(self, players: int, seed: int, *, target: int = 150, turn_cap: int = 40,
                  round_cap: int = 100) -> None:
