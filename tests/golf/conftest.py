@@ -7,8 +7,6 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from evaluator.cards import CARD_TEXT
-from evaluator.golf import GOLF_PACK
 from referee.games.six_card_golf.engine import SixCardGolf
 
 Rig = Callable[..., SixCardGolf]
@@ -16,15 +14,10 @@ Rig = Callable[..., SixCardGolf]
 
 def rigged(grids: Sequence[str], stock: Sequence[str] = (), discard: Sequence[str] = ("4h",),
            seed: int = 0, **params: int) -> SixCardGolf:
-    """A game whose first round has these grids (texts of six cards, "" for nobody is not
-    allowed here), stock top cards (top first; the rest of the pack follows in id order)
-    and discard pile (bottom first)."""
+    """A game whose first round has these grids (texts of six cards), these stock top
+    cards (top first) and this discard pile (bottom first)."""
     g = SixCardGolf(len(grids), seed, **params)
-    parts = [g.split() for g in grids]
-    rest = list(GOLF_PACK)
-    for text in [*(c for p in parts for c in p), *stock, *discard]:
-        rest.remove(CARD_TEXT.index(text))
-    g.set_deal(parts, [*stock, *rest], list(discard))
+    g.set_deal([grid.split() for grid in grids], discard, stock)
     return g
 
 

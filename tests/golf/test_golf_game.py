@@ -214,8 +214,8 @@ def test_check_turns_pair_a_legal_action_with_a_refused_one():
 
 
 def test_an_illegal_check_action_is_refused_by_the_engine():
-    from referee.games.six_card_golf.check import _dealt_game
-    g = _dealt_game()
+    from referee.games.six_card_golf.check import scripted_game
+    g = scripted_game()
     with pytest.raises(IllegalAction):
         g.apply(1, Discard())
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.cards import CARD_TEXT
-from evaluator.golf import GOLF_PACK
 from referee.games.six_card_golf.actions import PILE, STOCK, Discard, Place, Take
 from referee.games.six_card_golf.engine import SixCardGolf
 
@@ -19,13 +17,10 @@ _DISCARD = ("4h",)
 _STOCK_TOP = ("Jk", "9d")
 
 
-def _dealt_game() -> SixCardGolf:
+def scripted_game() -> SixCardGolf:
+    """The two-player game the check turns come from, on a set deal."""
     g = SixCardGolf(2, seed=0)
-    grids = [c.split() for c in _GRIDS]
-    rest = list(GOLF_PACK)
-    for text in [*(c for grid in grids for c in grid), *_DISCARD, *_STOCK_TOP]:
-        rest.remove(CARD_TEXT.index(text))
-    g.set_deal(grids, [*_STOCK_TOP, *rest], _DISCARD)
+    g.set_deal([grid.split() for grid in _GRIDS], _DISCARD, _STOCK_TOP)
     return g
 
 
@@ -34,7 +29,7 @@ def check_turns() -> list[tuple[dict[str, Any], Any, Any]]:
     discard pile's 4h it must place; seat 0 holding a stock card may discard it; seat 1,
     whose bottom card was replaced, may not touch its frozen top row; and a take names
     its source exactly (``"discard-pile"``, not ``"discard"``)."""
-    g = _dealt_game()
+    g = scripted_game()
     turns: list[tuple[dict[str, Any], Any, Any]] = [
         (g.view(1), Take(STOCK).to_wire(), Discard().to_wire())]
     g.apply(1, Take(PILE))

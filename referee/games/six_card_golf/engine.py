@@ -45,6 +45,7 @@ Decisions where RULES.md is silent (documented in the rules text and tested):
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -186,23 +187,28 @@ class SixCardGolf:
         self.drawn_from: str | None = None
 
     def set_deal(self, grids: Sequence[Sequence[str | int | Card]],
-                 stock: Sequence[str | int | Card], discard: Sequence[str | int | Card]) -> None:
+                 discard: Sequence[str | int | Card],
+                 stock_top: Sequence[str | int | Card] = ()) -> None:
         """Replace this round's cards (for tests and scripted turns): ``grids`` one per
-        seat (six cards in ``POSITIONS`` order; empty for seats out), ``stock`` top card
-        first, ``discard`` bottom card first. The 108 cards must be the golf pack. Only
-        before the round's first decision; the round's ``Dealt`` event is replaced, so a
-        game with a set deal cannot be replayed from its seed."""
+        seat (six cards in ``POSITIONS`` order; empty for seats out), ``discard`` bottom
+        card first, and a stock of ``stock_top`` (top card first) over the rest of the
+        pack in ascending id order. Only before the round's first decision; the round's
+        ``Dealt`` event is replaced, so a game with a set deal cannot be replayed from its
+        seed."""
         if self.is_over or self.drawn is not None or any(self.turns):
             raise UsageError("set_deal: only before the round's first decision")
         new = [_card_ids(g) for g in grids]
         if len(new) != self.players or any(
                 len(g) != (GRID_SIZE if self.active[s] else 0) for s, g in enumerate(new)):
             raise UsageError("set_deal: six cards for each seat in the game, none for others")
-        new_stock, new_discard = _card_ids(stock)[::-1], _card_ids(discard)
+        new_discard, top = _card_ids(discard), _card_ids(stock_top)
+        rest = Counter(GOLF_PACK)
+        rest.subtract([*(c for g in new for c in g), *new_discard, *top])
+        if min(rest.values()) < 0:
+            raise UsageError("set_deal: more copies of a card than the golf pack holds")
+        new_stock = [*top, *sorted(rest.elements())][::-1]
         if not new_discard or not new_stock:
             raise UsageError("set_deal: the stock and the discard pile need a card each")
-        if sorted([*(c for g in new for c in g), *new_stock, *new_discard]) != list(GOLF_PACK):
-            raise UsageError("set_deal: the cards are not the 108 cards of the golf pack")
         self.grids, self.stock, self.discard = new, new_stock, new_discard
         self._start_round()
         self.events[-1] = Dealt(self.round, self.dealer, self.starter,
