@@ -17,7 +17,7 @@ def rigged(grids: Sequence[str], stock: Sequence[str] = (), discard: Sequence[st
     """A game whose first round has these grids (texts of six cards), these stock top
     cards (top first) and this discard pile (bottom first)."""
     g = SixCardGolf(len(grids), seed, **params)
-    g.set_deal([grid.split() for grid in grids], discard, stock)
+    g.set_deal(grids, discard, stock)
     return g
 
 

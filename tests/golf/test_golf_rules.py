@@ -312,10 +312,10 @@ def test_with_the_default_target_the_game_ends_after_the_round_reaching_150():
 def test_a_set_deal_must_fit_the_pack_and_the_round(rig):
     g = SixCardGolf(2, seed=1)
     with pytest.raises(UsageError, match="more copies"):
-        g.set_deal(["Jk Jk Jk Jk 2c 3c", "Jk 2d 3d 4d 5d 6d"], ["4h"])
+        g.set_deal(["Jk Jk Jk Jk 2c 3c", "Jk 2d 3d 4d 5d 6d"], "4h")
     with pytest.raises(UsageError, match="six cards"):
-        g.set_deal(["2c 3c", "2d 3d 4d 5d 6d 7d"], ["4h"])
+        g.set_deal(["2c 3c", "2d 3d 4d 5d 6d 7d"], "4h")
     g = rig(G2)
     discard_turn(g)
     with pytest.raises(UsageError, match="first decision"):
-        g.set_deal([grid.split() for grid in G2], ["4h"])
+        g.set_deal(G2, "4h")

@@ -20,7 +20,7 @@ _STOCK_TOP = ("Jk", "9d")
 def scripted_game() -> SixCardGolf:
     """The two-player game the check turns come from, on a set deal."""
     g = SixCardGolf(2, seed=0)
-    g.set_deal([grid.split() for grid in _GRIDS], _DISCARD, _STOCK_TOP)
+    g.set_deal(_GRIDS, _DISCARD, _STOCK_TOP)
     return g
 
 

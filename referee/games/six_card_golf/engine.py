@@ -110,9 +110,11 @@ def shuffle(cards: list[int], rng: random.Random) -> None:
         cards[i], cards[j] = cards[j], cards[i]
 
 
-def _card_ids(cards: Iterable[str | int | Card]) -> list[int]:
+def _card_ids(cards: str | Iterable[str | int | Card]) -> list[int]:
+    """Card ids from cards, or from a text of cards separated by spaces (repeats allowed:
+    the golf pack holds every card twice)."""
     try:
-        return [parse_card(c).id for c in cards]
+        return [parse_card(c).id for c in (cards.split() if isinstance(cards, str) else cards)]
     except CardError as exc:
         raise UsageError(str(exc)) from None
 
@@ -186,11 +188,12 @@ class SixCardGolf:
         self.drawn: int | None = None
         self.drawn_from: str | None = None
 
-    def set_deal(self, grids: Sequence[Sequence[str | int | Card]],
-                 discard: Sequence[str | int | Card],
-                 stock_top: Sequence[str | int | Card] = ()) -> None:
+    def set_deal(self, grids: Sequence[str | Sequence[str | int | Card]],
+                 discard: str | Sequence[str | int | Card],
+                 stock_top: str | Sequence[str | int | Card] = ()) -> None:
         """Replace this round's cards (for tests and scripted turns): ``grids`` one per
-        seat (six cards in ``POSITIONS`` order; empty for seats out), ``discard`` bottom
+        seat (six cards in ``POSITIONS`` order, as cards or a text such as
+        ``"Kh 9c 5d Qs 2c 7h"``; empty for seats out), ``discard`` bottom
         card first, and a stock of ``stock_top`` (top card first) over the rest of the
         pack in ascending id order. Only before the round's first decision; the round's
         ``Dealt`` event is replaced, so a game with a set deal cannot be replayed from its
