@@ -1,7 +1,7 @@
 """Six-card golf in-process: speed with greedy bots, and expected points against greedy.
 
-    python benchmarks/bench_golf.py              # about 3 minutes on an idle core
-    python benchmarks/bench_golf.py --quick      # about 20 s
+    python benchmarks/bench_golf.py              # about 1 minute of CPU (2 and 4 players: 3)
+    python benchmarks/bench_golf.py --quick      # about 10 s of CPU
 
 Prints two tables, every line measured in the same run:
 
@@ -127,7 +127,7 @@ def _win_share(r: GameResult, bot: int) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small samples, about 20 s")
+    parser.add_argument("--quick", action="store_true", help="small samples, about 10 s of CPU")
     parser.add_argument("--games", type=int, default=1000,
                         help="games of the strength comparison (default 1000)")
     parser.add_argument("--players", type=int, nargs="+", default=[2],
