@@ -1,8 +1,7 @@
 """The game API: what a game package provides to the generic harness.
 
-Each game is a package ``referee/games/<game>/`` with a module-level ``GAME_PARAMS``
-(its parameter schema) and ``load(params) -> Game``. Generic code reaches a game only
-through these protocols and value types.
+Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
+standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``.
 """
 
 from __future__ import annotations
@@ -13,13 +12,17 @@ from typing import Any, Protocol
 
 
 class IllegalAction(Exception):
-    """The engine refused an action; the message says why."""
+    """The engine refused an action; its state is unchanged."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of one game: a place per seat (1 = best; equal results share a place)
-    and, where the game has one, its own score per seat (chips won, golf points)."""
+    """Per seat: ``places`` (1 = best; equal results share a place: (1, 1, 3)) and
+    optionally ``scores``, the game's own score (chips won, golf points)."""
 
     places: tuple[int, ...]
     scores: tuple[float, ...] | None = None
@@ -38,14 +41,32 @@ class Param:
     help: str = ""
 
 
+def _allowed(p: Param) -> str:
+    if p.choices is not None:
+        return "one of " + ", ".join(str(c) for c in p.choices)
+    lo = "" if p.minimum is None else f" >= {p.minimum:g}"
+    hi = "" if p.maximum is None else f" <= {p.maximum:g}"
+    sep = " and" if lo and hi else ""
+    return f"{'an integer' if p.kind is int else 'a ' + p.kind.__name__}{lo}{sep}{hi}"
+
+
 def resolve_params(schema: Sequence[Param], given: Mapping[str, str]) -> dict[str, Any]:
     """Text values from the command line -> typed params with defaults; ValueError with one
-    line naming the parameter and the allowed values for anything unknown or out of range."""
-    known = {p.name: p for p in schema}
-    for name in given:
-        if name not in known:
-            allowed = ", ".join(known) or "none"
-            raise ValueError(f"unknown parameter {name!r}: expected one of {allowed}")
+    line naming the parameter and the allowed values for anything unknown or out of range.
+
+    >>> schema = (Param("target", 150, int, minimum=1),)
+    >>> resolve_params(schema, {}), resolve_params(schema, {"target": "60"})
+    ({'target': 150}, {'target': 60})
+    >>> resolve_params(schema, {"target": "0"})
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter target: '0' is not allowed: expected an integer >= 1
+    """
+    by_name = {p.name: p for p in schema}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        known = ", ".join(by_name) or "none"
+        raise ValueError(f"unknown parameter {unknown[0]!r}: this game's parameters: {known}")
     out: dict[str, Any] = {}
     for p in schema:
         if p.name not in given:
@@ -53,17 +74,14 @@ def resolve_params(schema: Sequence[Param], given: Mapping[str, str]) -> dict[st
             continue
         text = given[p.name]
         try:
-            value = p.kind(text)
+            value = p.kind(text.strip()) if isinstance(text, str) else p.kind(text)
         except (TypeError, ValueError):
+            value = None
+        if (value is None or (p.choices is not None and value not in p.choices)
+                or (p.minimum is not None and value < p.minimum)
+                or (p.maximum is not None and value > p.maximum)):
             raise ValueError(
-                f"parameter {p.name!r}: {text!r} is not a {p.kind.__name__}") from None
-        if p.choices is not None and value not in p.choices:
-            allowed = ", ".join(str(c) for c in p.choices)
-            raise ValueError(f"parameter {p.name!r}: {text!r} is not one of {allowed}")
-        if p.minimum is not None and value < p.minimum:
-            raise ValueError(f"parameter {p.name!r}: {text!r} is below the minimum {p.minimum}")
-        if p.maximum is not None and value > p.maximum:
-            raise ValueError(f"parameter {p.name!r}: {text!r} is above the maximum {p.maximum}")
+                f"parameter {p.name}: {text!r} is not allowed: expected {_allowed(p)}")
         out[p.name] = value
     return out
 
@@ -94,6 +112,7 @@ class Game(Protocol):
     def new_game(self, players: int, seed: int) -> Engine: ...
     def parse_action(self, payload: Any) -> Any: ...
     def parse_local_action(self, value: Any) -> Any: ...
-    def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome: ...
+    def replay(self, players: int, seed: int,
+               events: Sequence[dict[str, Any]]) -> Outcome: ...
     def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]: ...
     def rules_text(self) -> str: ...
