@@ -181,6 +181,7 @@ def test_sigterm_while_a_bot_starts_ends_at_once(tmp_path, tmpdir_env):
     wait for it."""
     never, caller = bots(tmp_path, "never_connects", "caller.py")
     proc = start("run", "--bots", never, caller, "--start-timeout", "60s",
+                 "--sandbox", "none",  # it writes its pid beside itself
                  "--out", str(tmp_path / "run"), tmp=tmpdir_env)
     deadline = time.monotonic() + 30
     while not (tmp_path / "bots" / "never_connects.pid").exists():
