@@ -64,6 +64,7 @@ class _Session:
         self.logs = LogPump(BotLimits().log_bytes)
         self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check", BotLimits(),
                                self.logs, Sandbox())
+        self.hub.launched(self.peer, self.proc.pid)
         self.seq = 0
         self.start_ms = start_ms
 

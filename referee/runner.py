@@ -55,7 +55,9 @@ class BotCounters:
     """What one bot did wrong or oddly over the whole run."""
 
     stale: int = 0         # replies with a seq that is not the one awaited
-    unsolicited: int = 0   # messages while no request was open
+    unsolicited: int = 0   # messages while no request was open (or sent before it)
+    flood: int = 0         # messages over the hub's cap per turn of the loop
+    connections_closed: int = 0  # connections over the cap per bot process
     restarts: int = 0
 
 
@@ -83,8 +85,15 @@ class BotInstance:
         cfg = self.runner.config
         self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
                                   cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
+        hub.launched(self, self.process.pid)
         self.ready, self.refused = False, None
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
+
+    def awaits_reply(self) -> bool:
+        """Whether this bot owes a reply to an open request now."""
+        table = self.table
+        return table is not None and table.pending is not None \
+            and table.seats[table.pending.seat] is self
 
     def send(self, message: dict[str, Any]) -> int | None:
         """Send with the next sequence number; None if the bot is not reachable."""
@@ -125,7 +134,8 @@ class Runner(Tournament):
         files and sandboxes), so that the runners of several worker processes differ."""
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
-        self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
+        self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None,
+                                         awaits=BotInstance.awaits_reply)
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -143,8 +153,11 @@ class Runner(Tournament):
 
     def counters_report(self) -> dict[str, Any]:
         """What ``counters.json`` holds: per bot, then the hub's drops."""
-        return {"bots": {n: vars(c) for n, c in self.counters.items()},
-                "hub": self.hub.counters.as_dict()}
+        bots = {n: dict(vars(c)) for n, c in self.counters.items()}
+        for name, drops in self.hub.drops_by_bot().items():
+            for kind, n in drops.items():
+                bots[name][kind] += n
+        return {"bots": bots, "hub": self.hub.counters.as_dict()}
 
     def start_bots(self) -> None:
         """Launch every instance and wait for all hellos; BotStartError names the first
@@ -257,7 +270,7 @@ class Runner(Tournament):
 
     def _pump(self, timeout_ms: float) -> None:
         asked = time.perf_counter()
-        items = self.hub.poll(timeout_ms)
+        items = self.hub.incoming(timeout_ms)  # lazily: each judged after the last
         late = time.perf_counter() - asked - timeout_ms / 1000
         if late > STALL_S:
             self._forgive(late)
@@ -271,7 +284,7 @@ class Runner(Tournament):
             counters = self.counters[inst.spec.name]
             table = inst.table
             pending = table.pending if table else None
-            mine = pending is not None and table.seats[pending.seat] is inst
+            mine = inst.awaits_reply()
             reply: ActionReply | None = None
             error = item.error
             if error is None:
