@@ -35,6 +35,8 @@ from referee.peercred import have_peer_credentials, socket_pid, tree_root
 
 MAX_CONNECTIONS_PER_BOT = 8
 MIN_TOTAL_CAP = 16
+# Reads of 64 kB that ``_cut`` makes at most (a unix socket queues far less).
+MAX_CUT_READS = 256
 # How long the owner found for a pid is taken as known: far shorter than it takes to
 # cycle through the pid space, so a pid reused meanwhile is not mistaken.
 OWNER_CACHE_S = 0.5
@@ -108,6 +110,23 @@ class ConnectionGuard:
         """Process ``pid`` is ended: whatever of its tree still connects is foreign."""
         self._roots.pop(pid, None)
 
+    def hang_up(self, fd: int, pid: int) -> bool:
+        """Close the connection on descriptor ``fd`` (a message's ``SRCFD``) if it is
+        still one of our socket's, opened by process ``pid``: the number may have been
+        reused since; then nothing is done. Whether it was closed."""
+        try:
+            dup = os.dup(fd)
+        except OSError:
+            return False
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, dup) as sock:
+            try:
+                if not self._ours(sock) or socket_pid(sock) != pid:
+                    return False
+            except OSError:
+                return False
+            _cut(sock)
+        return True
+
     def close(self) -> None:
         """Stop the monitor and wait for the thread (before the ROUTER is closed)."""
         try:
@@ -175,10 +194,7 @@ class ConnectionGuard:
             self.counters.peak = max(self.counters.peak, self._total)
             return
         self._open[fd] = (inode, _CLOSED)
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+        _cut(sock)
         setattr(self.counters, why, getattr(self.counters, why) + 1)
         if why == "bot_cap":
             name = self._roots.get(owner, "?")
@@ -224,3 +240,19 @@ class ConnectionGuard:
             return "total_cap"
         return None
 
+
+_SINK = bytearray(1 << 16)
+
+
+def _cut(sock: socket.socket) -> None:
+    """End a connection libzmq holds, on a duplicate of its descriptor: shut it down,
+    then throw away what the peer had sent that libzmq has not read yet (a reader that
+    shuts down still gets what is queued; a flood queues thousands of messages), so
+    that libzmq finds the end at once. The peer can send nothing more."""
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+        for _ in range(MAX_CUT_READS):
+            if not sock.recv_into(_SINK, len(_SINK), socket.MSG_DONTWAIT):
+                return
+    except OSError:  # nothing more queued (EAGAIN), or gone already
+        return

@@ -46,15 +46,23 @@ from referee.peercred import descends_from, frame_pid
 
 # A hard transport cap well above the codec's limit: libzmq drops a peer that sends more.
 TRANSPORT_MAX_BYTES = 1 << 20
-# The most frames one turn takes off the socket (and one drain before a request):
+# The most frames one turn takes off the socket (and each drain before a request):
 # peers that never stop sending must not keep the runner from its deadlines and the
 # other seats (and its memory bounded).
 MAX_FRAMES_PER_POLL = 1000
-MAX_FRAMES_PER_DRAIN = 64
+# The most messages queued in the referee for one connection; libzmq reads no more of it
+# until some are taken. A bot owes one reply at a time; a flood waits on its own side,
+# and what a connection closed for flooding had queued is all that is left to drop.
+RCVHWM = 64
 # The most messages of one connection read per turn (counted again from each request
 # it is sent); the ROUTER takes one message of each connection with something queued in
 # turn, so every other peer has been heard by the time one goes over.
 FRAMES_PER_TURN = 4
+# Identities of strangers' connections closed, kept to drop what they still had queued.
+MAX_HUNG_UP = 10_000
+# A connection that was refused is not closed before this long after, so that the
+# refusal reaches it (closing at once would cut it off).
+REFUSAL_GRACE_S = 0.2
 # A turn takes no new frame after this long (the caller's work on each item included),
 # so that the loop gets back to its deadlines and free game slots.
 TURN_S = 0.005
@@ -85,10 +93,12 @@ class HubCounters:
 
     unbound: int = 0           # from a connection that never said hello: not a valid hello
     unbound_oversize: int = 0  # the same, larger than a hello can be: dropped unread
+    unbound_closed: int = 0    # connections closed for sending anything but a hello first
     refused: int = 0           # hellos with an unknown or already-bound token
     foreign_hello: int = 0     # a valid token from a process it was not issued to
     duplicate_hello: int = 0   # a second hello on an already-bound connection
-    flood: int = 0             # over FRAMES_PER_TURN of one connection in a turn: unread
+    flood: int = 0             # over FRAMES_PER_TURN of one connection in a turn, or from
+    #                            a stranger's connection being closed: unread
     unsolicited: int = 0       # from a bound peer that owed no reply: unread
     connections_foreign: int = 0    # connections closed: opened by no bot's processes
     connections_bot_cap: int = 0    # closed: over a bot's connection cap
@@ -146,6 +156,7 @@ class Hub(Generic[Peer]):
         self.sock.linger = 0
         self.sock.setsockopt(zmq.ROUTER_MANDATORY, 1)
         self.sock.setsockopt(zmq.MAXMSGSIZE, TRANSPORT_MAX_BYTES)
+        self.sock.setsockopt(zmq.RCVHWM, RCVHWM)
         self.sock.bind(endpoint)
         self.endpoint = self.sock.getsockopt_string(zmq.LAST_ENDPOINT)
         if other_users and self._tmpdir:
@@ -173,6 +184,8 @@ class Hub(Generic[Peer]):
         # to them: (identity, count this turn, first frame, frames, stamp).
         self._backlog: deque[tuple[bytes, int, zmq.Frame, int, float]] = deque()
         self._counters = HubCounters()
+        self._hung_up: set[bytes] = set()  # strangers' connections being closed
+        self._refused_at: dict[bytes, float] = {}  # strangers' connections refused, when
         self._drops: dict[str, dict[str, int]] = {}  # bot name -> kind -> count
 
     # ------------------------------------------------------------- peers
@@ -237,10 +250,11 @@ class Hub(Generic[Peer]):
         return self._send_raw(ident, message)
 
     def _drain_before_request(self, target: bytes, peer: Peer) -> None:
-        """Take what is queued off the socket (up to MAX_FRAMES_PER_DRAIN frames): the
-        target's messages are unsolicited; the others' wait in the backlog."""
+        """Take what is queued off the socket (up to MAX_FRAMES_PER_POLL frames): the
+        target's messages are unsolicited, those in the backlog too; the others' wait
+        in the backlog."""
         get, recv = self.sock.get, self.sock.recv
-        budget = self._taken + MAX_FRAMES_PER_DRAIN
+        budget = self._taken + MAX_FRAMES_PER_POLL
         if self._mid_message:
             self._discard_rest(budget)
         while not self._mid_message and self._taken < budget and get(_EVENTS) & _POLLIN:
@@ -253,6 +267,10 @@ class Hub(Generic[Peer]):
                 self._drop(peer, "unsolicited")
             else:
                 self._backlog.append((ident, n, first, parts, self._busy_since))
+        if any(entry[0] == target for entry in self._backlog):  # taken before: too early
+            for entry in [e for e in self._backlog if e[0] == target]:
+                self._backlog.remove(entry)
+                self._drop(peer, "unsolicited")
 
     def _send_raw(self, ident: bytes, message: dict[str, Any]) -> bool:
         # Two plain sends with int flags: send_multipart's per-part checks and enum
@@ -345,6 +363,9 @@ class Hub(Generic[Peer]):
             return Incoming(peer, stamp, error=f"{parts} frames in one message; "
                                                "send exactly one")
         first, parts = self._rest(MAX_FRAMES_PER_POLL)
+        if ident in self._hung_up:  # what a closed stranger still had queued: the most
+            self._counters.flood += 1  # common frame of a flood, so dropped first thing
+            return None
         return self._judge(ident, peer, n, first, parts, stamp)
 
     def _rest(self, budget: int) -> tuple[zmq.Frame, int]:
@@ -405,33 +426,37 @@ class Hub(Generic[Peer]):
 
     def _from_stranger(self, ident: bytes, n: int, frame: zmq.Frame, parts: int,
                        stamp: float) -> Incoming[Peer] | None:
-        """A message from a connection that has not said hello: only a hello counts."""
+        """A message from a connection that has not said hello: only a hello counts.
+        A connection that sends anything else first is closed (it reconnects, if it
+        will, as a new stranger): what it has queued costs nothing more."""
         c = self._counters
         if n > FRAMES_PER_TURN:
             c.flood += 1
+            self._hang_up(ident, frame)
             return None
         if len(frame) > HELLO_MAX_BYTES:
             c.unbound_oversize += 1
+            self._hang_up(ident, frame)
             return None
         try:
             if parts != 1:
                 raise MessageError("expected one frame")
             hello = parse_bot_message(decode(frame))
         except MessageError:
-            c.unbound += 1
-            return None
+            hello = None
         if not isinstance(hello, Hello):
             c.unbound += 1
+            self._hang_up(ident, frame)
             return None
         peer = self._by_token.get(hello.token)
         if peer is None or hello.token in self._bound_tokens:
             c.refused += 1
             why = "token already in use" if peer is not None else "unknown token"
-            self._send_raw(ident, refused(why))
+            self._refuse(ident, why)
             return None
         if not self._issued_to_sender(peer, frame):
             c.foreign_hello += 1
-            self._send_raw(ident, refused("token not issued to this process"))
+            self._refuse(ident, "token not issued to this process")
             return None
         if hello.protocol != PROTOCOL_VERSION:
             self._send_raw(ident, refused(f"protocol {hello.protocol} not supported; "
@@ -443,6 +468,30 @@ class Hub(Generic[Peer]):
         self._identity_of[id(peer)] = ident
         self._send_raw(ident, welcome(self._names[id(peer)]))
         return Incoming(peer, stamp, message={"type": "hello"}, hello=True)
+
+    def _refuse(self, ident: bytes, why: str) -> None:
+        self._refused_at[ident] = time.perf_counter()
+        self._send_raw(ident, refused(why))
+
+    def _hang_up(self, ident: bytes, frame: zmq.Frame) -> None:
+        """Close the connection ``frame`` came in on, where the guard can (once: what
+        it still has queued is dropped unread)."""
+        pid = frame_pid(frame)
+        if self.guard is None or pid is None:
+            return
+        refused_at = self._refused_at.get(ident)
+        if refused_at is not None and time.perf_counter() - refused_at < REFUSAL_GRACE_S:
+            return
+        if len(self._hung_up) >= MAX_HUNG_UP:  # identities are never reused: forget old ones
+            self._hung_up.clear()
+            self._refused_at.clear()
+        self._hung_up.add(ident)
+        try:
+            fd = frame.get(zmq.SRCFD)
+        except zmq.ZMQError:
+            return
+        if self.guard.hang_up(fd, pid):
+            self._counters.unbound_closed += 1
 
     def _issued_to_sender(self, peer: Peer, frame: zmq.Frame) -> bool:
         """Whether the process behind ``frame``'s connection is the one ``peer``'s token
