@@ -1,8 +1,9 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
 Starts the bot, waits for its hello, plays a few scripted turns of both rulesets
-(opening, answering, a position where only a call is legal), sends a game end with a
-round result, then ``bye``, and reports each step as PASS or FAIL with the reason.
+(opening, answering, after four flushes, after a five below aces, a position where only
+a call is legal), sends a game end with a round result, then ``bye``, and reports each
+step as PASS or FAIL with the reason.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ TURNS = (
     Turn("official, after four flushes",
          _view("official", 2, 4, "Ts", "Jk", [(0, "flush s"), (1, "flush d"), (2, "flush h"),
                                                (3, "flush c")])),
+    Turn("official, answering five T (a higher five or a call is legal)",
+         _view("official", 0, 4, "Jd", "Jk", [(1, "three J"), (2, "four J"), (3, "five T")])),
     Turn("polacco, opening", _view("polacco", 0, 3, "7h", None, [])),
     Turn("polacco, top of the ladder (only a call is legal)",
          _view("polacco", 1, 3, "2c", None, [(0, "straight-flush s A")])),

@@ -635,9 +635,19 @@ def verify(
 def rules_cmd(
     ruleset: Annotated[str, typer.Argument(help="official or polacco")] = "official",
 ) -> None:
-    """Print a ruleset's whole declaration ladder, weakest first, with wire ids."""
+    """Print a ruleset's rules in short, then its whole declaration ladder, weakest first,
+    with wire ids."""
+    from rich.markdown import Markdown
+
+    from protocol.rulebook import summary
+
     if ruleset not in evaluator.RULESETS:
         raise fail(EXIT_USAGE, f"unknown ruleset {ruleset!r}: use official or polacco")
+    console.print(f"Polish Poker, ruleset {ruleset} (protocol/rules/{ruleset}.md)",
+                  highlight=False, markup=False)
+    # Rendered as Markdown, never as Rich markup; lines of at most 100 columns read best.
+    console.print(Markdown(summary(ruleset)), width=min(console.width, 100))
+    console.print()
     ladder = evaluator.declarations(ruleset)
     console.print(f"{ruleset}: {len(ladder)} declarations, weakest first (id  declaration)",
                   highlight=False)

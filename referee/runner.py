@@ -87,6 +87,7 @@ class BotInstance:
                                   cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
         hub.launched(self, self.process.pid)
         self.ready, self.refused = False, None
+        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def awaits_reply(self) -> bool:
