@@ -180,6 +180,9 @@ class Hub(Generic[Peer]):
         self._taken = 0  # frames taken off the socket this turn
         self._turn_ends = 0.0
         self._mid_message = False  # the next frame on the socket continues a message
+        # A drain found the socket empty since this turn last looked: the turn ends there
+        # (saves looking again; whatever came since waits for the next turn).
+        self._seen_empty = False
         # Messages taken off while a request went out, judged when ``incoming`` gets
         # to them: (identity, count this turn, first frame, frames, stamp).
         self._backlog: deque[tuple[bytes, int, zmq.Frame, int, float]] = deque()
@@ -257,7 +260,10 @@ class Hub(Generic[Peer]):
         budget = self._taken + MAX_FRAMES_PER_POLL
         if self._mid_message:
             self._discard_rest(budget)
-        while not self._mid_message and self._taken < budget and get(_EVENTS) & _POLLIN:
+        while not self._mid_message and self._taken < budget:
+            if not get(_EVENTS) & _POLLIN:
+                self._seen_empty = True
+                break
             ident = recv(_NOBLOCK)
             self._taken += 1
             n = self._turn.get(ident, 0) + 1
@@ -267,7 +273,7 @@ class Hub(Generic[Peer]):
                 self._drop(peer, "unsolicited")
             else:
                 self._backlog.append((ident, n, first, parts, self._busy_since))
-        if any(entry[0] == target for entry in self._backlog):  # taken before: too early
+        if self._backlog and any(e[0] == target for e in self._backlog):  # came too early
             for entry in [e for e in self._backlog if e[0] == target]:
                 self._backlog.remove(entry)
                 self._drop(peer, "unsolicited")
@@ -299,6 +305,7 @@ class Hub(Generic[Peer]):
         # the socket's command mailbox, a syscall; this costs 4 µs less CPU.
         self._turn.clear()
         self._taken = 0
+        self._seen_empty = False
         self._turn_ends = time.perf_counter() + TURN_S
         if self._mid_message:
             self._discard_rest(MAX_FRAMES_PER_POLL)
@@ -335,6 +342,8 @@ class Hub(Generic[Peer]):
             elif self._backlog:
                 who, n, first, parts, stamp = self._backlog.popleft()
                 item = self._judge(who, self._by_identity.get(who), n, first, parts, stamp)
+            elif self._seen_empty:  # a drain has just looked: what came since can wait
+                break
             elif (not self._mid_message and self._taken < MAX_FRAMES_PER_POLL
                     and get(_EVENTS) & _POLLIN and time.perf_counter() < self._turn_ends):
                 ident = recv(_NOBLOCK)
