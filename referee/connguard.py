@@ -114,11 +114,10 @@ class ConnectionGuard:
         """Close the connection on descriptor ``fd`` (a message's ``SRCFD``) if it is
         still one of our socket's, opened by process ``pid``: the number may have been
         reused since; then nothing is done. Whether it was closed."""
-        try:
-            dup = os.dup(fd)
-        except OSError:
+        sock = _socket_at(fd)
+        if sock is None:
             return False
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, dup) as sock:
+        with sock:
             try:
                 if not self._ours(sock) or socket_pid(sock) != pid:
                     return False
@@ -145,12 +144,15 @@ class ConnectionGuard:
                 except zmq.ZMQError:  # the context is ending
                     return
                 event, fd = _EVENT.unpack_from(frames[0])
-                if event == _ACCEPTED:
-                    self._accepted(fd)
-                elif event == _DISCONNECTED:
-                    self._disconnected(fd)
-                elif event == _STOPPED:
+                if event == _STOPPED:
                     return
+                try:
+                    if event == _ACCEPTED:
+                        self._accepted(fd)
+                    elif event == _DISCONNECTED:
+                        self._disconnected(fd)
+                except OSError:  # the connection went while it was looked at
+                    continue
         finally:
             monitor.close(0)
 
@@ -169,13 +171,10 @@ class ConnectionGuard:
         libzmq may have closed the connection it was about and reused the number for a
         newer one (whose own report follows). Whatever it holds is judged on its own
         merits, once (by inode)."""
-        try:
-            dup = os.dup(fd)
-        except OSError:  # closed already: nothing to count
+        sock = _socket_at(fd)
+        if sock is None:  # closed already, or the number went to a file of ours
             return
-        # Family and type given: no probing. Should the number have gone to something
-        # else of ours meanwhile (not a socket), the first getsockopt says so.
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, dup) as sock:
+        with sock:
             if self._ours(sock):
                 self._judge(fd, sock)
 
@@ -242,6 +241,20 @@ class ConnectionGuard:
 
 
 _SINK = bytearray(1 << 16)
+
+
+def _socket_at(fd: int) -> socket.socket | None:
+    """A socket object on a duplicate of descriptor ``fd`` (family and type given: no
+    probing), or None if ``fd`` is closed or not a socket."""
+    try:
+        dup = os.dup(fd)
+    except OSError:
+        return None
+    try:
+        return socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, 0, dup)
+    except OSError:  # not a socket
+        os.close(dup)
+        return None
 
 
 def _cut(sock: socket.socket) -> None:
