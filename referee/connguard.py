@@ -10,7 +10,9 @@ process tree that process is in. It closes at once (``shutdown``: libzmq sees th
 and releases the descriptor) every connection that
 
 - comes from no bot's tree (another run's bots, anything else on the machine): ``foreign``;
-- would be more than MAX_CONNECTIONS_PER_BOT of one bot process's tree: ``bot_cap``;
+- would be more than MAX_CONNECTIONS_PER_BOT of one bot process's tree, or comes from a
+  tree that has had MAX_STRIKES connections closed for sending junk before a hello
+  (``hang_up``): ``bot_cap``;
 - would be more than ``total_cap`` in all (half the referee's open-files limit, so the
   other half stays for its own files): ``total_cap``.
 
@@ -35,6 +37,9 @@ from referee.peercred import have_peer_credentials, socket_pid, tree_root
 
 MAX_CONNECTIONS_PER_BOT = 8
 MIN_TOTAL_CAP = 16
+# Connections of one bot's tree closed for sending anything but a hello first, after
+# which the tree may open no new connection (those it holds stay).
+MAX_STRIKES = 8
 # Reads of 64 kB that ``_cut`` makes at most (a unix socket queues far less).
 MAX_CUT_READS = 256
 # How long the owner found for a pid is taken as known: far shorter than it takes to
@@ -79,6 +84,7 @@ class ConnectionGuard:
         self._open: dict[int, tuple[int, int]] = {}  # fd -> (inode, owner pid / _CLOSED)
         self._per_owner: dict[int, int] = {}
         self._total = 0
+        self._strikes: dict[int, int] = {}  # launched pid -> its connections hung up
         # pid -> (its owner, when that was found): a flood comes from few processes, and
         # reading /proc for each connection would let the flood outrun the guard.
         self._owners: dict[int, tuple[int | None, float]] = {}
@@ -124,6 +130,9 @@ class ConnectionGuard:
             except OSError:
                 return False
             _cut(sock)
+            owner = self._owner(sock)
+            if owner is not None and owner != self._me:
+                self._strikes[owner] = self._strikes.get(owner, 0) + 1
         return True
 
     def close(self) -> None:
@@ -233,7 +242,8 @@ class ConnectionGuard:
     def _refusal(self, owner: int | None) -> str | None:
         if owner is None:
             return "foreign"
-        if owner != self._me and self._per_owner.get(owner, 0) >= MAX_CONNECTIONS_PER_BOT:
+        if owner != self._me and (self._per_owner.get(owner, 0) >= MAX_CONNECTIONS_PER_BOT
+                                  or self._strikes.get(owner, 0) >= MAX_STRIKES):
             return "bot_cap"
         if self._total >= self.total_cap:
             return "total_cap"
