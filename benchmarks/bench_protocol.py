@@ -64,7 +64,7 @@ from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import parse_bot_message  # noqa: E402
 from referee.games import PolishPokerRules  # noqa: E402
 from referee.hub import SPIN_S  # noqa: E402
-from referee.schedule import game_seed, seat_seed  # noqa: E402
+from referee.schedule import bot_seed, game_seed  # noqa: E402
 
 RULESET = "official"
 SEED = 20240601
@@ -157,7 +157,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             seq[s] += 1
             pre.append((s, encode({"type": "game_start", "game": rules.name,
                                    "game_id": f"{g}", "seat": s, "players": players,
-                                   "seed": seat_seed(seed, s), "params": rules.params,
+                                   "seed": bot_seed(seed, s), "params": rules.params,
                                    "time": tm, "seq": seq[s]})))
         sent = 0
         unsent: list[list[dict[str, Any]]] = [[] for _ in range(players)]

@@ -48,10 +48,18 @@ from referee.config import FORMATS, ConfigError, RunConfig, parse_duration, pars
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
-from referee.process import BotFileError, BotLimits, resolve_bots
+from referee.process import (
+    BotFileError,
+    BotLimits,
+    closed_to_others,
+    describe_isolation,
+    resolve_bots,
+)
 from referee.runner import BotStartError, Runner
-from referee.sandbox import Sandbox, SandboxError
-from referee.sprt import SprtMatch, play_sprt
+from referee.sandbox import SandboxError, resolve
+from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
+from referee.summary import bot_faults
+from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
 
@@ -97,35 +105,45 @@ StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and 
 OutOpt = Annotated[Path | None, typer.Option(
     help="Run directory (default: a new one under runs/).")]
 MemoryOpt = Annotated[str, typer.Option(
-    help="Address space per bot process, e.g. 2G (0: no limit).")]
+    help="Memory per bot, e.g. 2G (0: no limit): its whole process tree where a cgroup can be "
+         "made (the run's first lines say), else the address space of each process.")]
 CpuOpt = Annotated[str, typer.Option(
     help="CPU time per bot process over its life, e.g. 10m (0: no limit).")]
 ProcsOpt = Annotated[int, typer.Option(
-    help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
+    help="Tasks of each bot's process tree in its cgroup (0: 1024); also RLIMIT_NPROC (per "
+         "user; not applied to root; 0: none).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
 RunAsOpt = Annotated[str | None, typer.Option(
-    help="Run bots as this user (the referee must be root), e.g. nobody; with "
-         "--limit-procs this is what stops a fork bomb.")]
+    help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
+         "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
-    help="none (trusted bots) or bwrap (bubblewrap: no network, read-only system, one "
-         "writable directory per bot).")]
+    help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
+         "its files, no network, no other process) or none (trusted bots).")]
+DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None) -> BotLimits:
+                run_as: str | None, disk: str = "64M") -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
-                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as)
+                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
+                       disk_mb=parse_size(disk) >> 20)
+    if limits.disk_mb < 1:
+        raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
         if os.geteuid() != 0:
             raise ConfigError("--run-as needs the referee to run as root")
         try:
+            limits.uid_base(False)
             limits.user_ids()
         except KeyError:
-            raise ConfigError(f"--run-as: no user named {run_as!r}") from None
+            raise ConfigError(f"--run-as: no user named {run_as!r} (for a uid of its own per "
+                              "bot, write uid-range:BASE)") from None
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return limits
 
 
@@ -138,8 +156,12 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     """Check the options of a run and resolve them; ConfigError or BotFileError says what
     is wrong."""
     specs = resolve_bots(bot_args)
-    if not in_process:
-        Sandbox(sandbox).check()
+    sandbox = "none" if in_process else resolve(sandbox)[0]
+    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
+    closed = closed_to_others(Path(sys.executable)) if hosted else None
+    if sandbox == "none" and limits.run_as is not None and not in_process and closed:
+        raise ConfigError(f"--run-as: other users cannot run this Python ({closed} is closed "
+                          "to them); install it where they can, or use --sandbox bwrap")
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:
@@ -237,14 +259,15 @@ def run(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
@@ -261,15 +284,17 @@ def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
-    and seed, skipping the games already in its journal."""
+    and seed, skipping the games already in its journal. An SPRT run goes on with its
+    test and exits as `referee sprt` does."""
     try:
         config = load_config(run_dir)
-        if config.format == "sprt":
-            raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
-                              "decides; it cannot be resumed (start it again: with the same "
-                              "--seed it replays the same pairs)")
+        if config.format == "sprt":  # the test goes on from its journal
+            test, max_games = load_test(run_dir)
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
         local = load_local_bots(config.bots) if config.in_process else None
-    except (ConfigError, BotFileError) as exc:
+        if local is None and config.sandbox != "none":
+            resolve(config.sandbox)  # the run's sandbox must still work here
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, resume=True))
 
@@ -412,6 +437,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
                   f"{', in-process' if local is not None else ''}"
                   f"{f', {config.workers} workers' if config.workers > 1 else ''})",
                   highlight=False)
+    if local is None:
+        console.print(describe_isolation(config.sandbox, config.limits), highlight=False)
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
@@ -425,6 +452,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         (config.out / "counters.json").write_text(
             json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code == EXIT_INTERRUPTED:
+        print_fault_summary(read_results(config.out), config.out)  # of the games so far
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
         err_console.print(f"interrupted: {runner.played} games are in the journal"
@@ -450,7 +478,15 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         console.print(text, highlight=False)
     console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
                   "leaderboard.{json,csv,md,html}", highlight=False)
+    print_fault_summary(records, config.out)
     return EXIT_OK
+
+
+def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
+    """Per bot with faults: what went wrong first and where its log is
+    (``referee.summary``)."""
+    for line in render_faults(bot_faults(records), run_dir):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -524,8 +560,9 @@ def sprt(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -534,7 +571,6 @@ def sprt(
     at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
     interrupted.
     """
-    global _sprt_verdict_given
     try:
         if max_games < 2:
             raise ConfigError("--max-games must be at least 2 (one pair)")
@@ -543,15 +579,23 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox), format="sprt")
     except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+
+
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
+    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
+    exit code of ``referee sprt``."""
+    global _sprt_verdict_given
     cand = config.bots[0].name
-    console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
-                  f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+    console.print(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
+                  f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
+                  f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
                   f"seed {config.seed}; run directory {config.out}", highlight=False)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
@@ -573,28 +617,31 @@ def sprt(
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
-                                    on_update))
+            result.append(play_sprt(config, test, max_games, on_update, resume))
         finally:
             if live_on:
                 live.stop()
         return EXIT_OK
 
     code = guarded(config, body)
+    print_fault_summary(read_results(config.out), config.out)
+    if code == EXIT_INTERRUPTED:
+        err_console.print(f"go on with: referee resume {config.out}", highlight=False,
+                          soft_wrap=True)
     if code != EXIT_OK:
-        raise typer.Exit(code)
+        return code
     match = result[0]
     console.print(status_line(match), highlight=False)
-    verdict = match.test.status
+    console.print(f"result in {config.out / SPRT_FILE}", highlight=False)
     _sprt_verdict_given = True
-    if verdict == "H1":
-        console.print(f"H1 accepted: {cand} is better by at least {elo1:g} Elo")
-        raise typer.Exit(EXIT_OK)
-    if verdict == "H0":
-        console.print(f"H0 accepted: {cand} is not better by {elo1:g} Elo")
-        raise typer.Exit(EXIT_NONCOMPLIANT)
+    if match.verdict == "H1":
+        console.print(f"H1 accepted: {cand} is better by at least {test.elo1:g} Elo")
+        return EXIT_OK
+    if match.verdict == "H0":
+        console.print(f"H0 accepted: {cand} is not better by {test.elo1:g} Elo")
+        return EXIT_NONCOMPLIANT
     console.print(f"inconclusive after {match.games} games (--max-games {max_games})")
-    raise typer.Exit(EXIT_SPRT_INCONCLUSIVE)
+    return EXIT_SPRT_INCONCLUSIVE
 
 
 @app.command()
@@ -602,6 +649,8 @@ def check(
     bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
     move_time: Annotated[str, typer.Option(help="Time allowed per scripted turn.")] = "2s",
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
+    out: Annotated[Path | None, typer.Option(
+        help="Where the bot's logs go (default: a new folder under runs/).")] = None,
 ) -> None:
     """Start a bot, do the handshake and a few scripted turns, and say whether it complies."""
     from referee.check import run_check
@@ -611,7 +660,8 @@ def check(
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(run_check(spec, move_ms, start_ms, console))
+    out = out or default_out(f"check-{spec.name.replace('/', '_')}")
+    raise typer.Exit(run_check(spec, move_ms, start_ms, console, out / "logs"))
 
 
 @app.command()

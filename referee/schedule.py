@@ -484,7 +484,18 @@ def game_seed(run_seed: int, game: int) -> int:
     return random.Random(f"{run_seed}/game/{game}").getrandbits(63)
 
 
-def seat_seed(game_seed_: int, seat: int) -> int:
-    """The seed a seat's bot is given for one game."""
-    return random.Random(f"{game_seed_}/seat/{seat}").getrandbits(63)
+def bot_seed(game_seed_: int, bot: int) -> int:
+    """The seed bot ``bot`` (its index in the run's list of bots) is given for a game.
+
+    It follows the bot, not the seat: the games of a duplicate group replay one deal with
+    the seats moved, and a seed that stayed with the seat would replay the same game
+    whenever two copies of one bot swap seats (self-play would be all draws)."""
+    return random.Random(f"{game_seed_}/bot/{bot}").getrandbits(63)
+
+
+def table_seed(game: ScheduledGame) -> int:
+    """The seed of the generator that the bots of one in-process game share: it depends
+    on who sits where, for the same reason as ``bot_seed``."""
+    seating = ",".join(map(str, game.seating))
+    return random.Random(f"{game.seed}/seating/{seating}").getrandbits(63)
 
