@@ -3,7 +3,9 @@
 Tokens bound to the process they were issued to (a token read from ``/proc`` is
 useless), connection caps (a bot whose children open thousands of connections, another
 run's bot), connections that never say hello (60 kB messages, endless junk), replies
-sent before their request, duplicated map keys. Each test checks that the attack
+sent before their request, duplicated map keys. The bots write their reports beside
+themselves, so the runs are without a sandbox (``--sandbox none``: the token theft is an
+attack of that mode; the caps hold in every mode). Each test checks that the attack
 fails, the run completes with the honest bots untouched, the drops are counted
 (``counters.json``), the referee's descriptors and memory stay bounded, and nothing is
 left running.
@@ -94,8 +96,8 @@ def cli_run(tmp_path: Path, bots: list[str], *args: str, out_name: str = "run",
     limit = (lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))) \
         if files else None
     proc = subprocess.Popen([str(REFEREE), "run", "--bots", *bots, "--seed", "5",
-                             "--out", str(out), *args], cwd=tmp_path, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
+                             "--sandbox", "none", "--out", str(out), *args], cwd=tmp_path,
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
                             env={**os.environ, "COLUMNS": "200"})
     sampler = Sampler(proc.pid)
     try:
@@ -120,7 +122,7 @@ def test_a_token_read_from_proc_is_refused_and_its_bot_still_plays(tmp_path):
     victim says hello afterwards and plays every decision of its own."""
     bots = [hostile(tmp_path, "environ_thief"), hostile(tmp_path, "late_hello"),
             *good(tmp_path, "caller.py")]
-    runner, out = play(tmp_path, bots, games=3)
+    runner, out = play(tmp_path, bots, games=3, sandbox="none")
     labels, forfeits, _ = check_run(out, None, 3)
     assert not labels and not forfeits
     answers = json.loads((bot_dir(tmp_path) / "environ_thief.json").read_text())
@@ -141,7 +143,8 @@ def test_a_token_read_from_proc_is_refused_and_its_bot_still_plays(tmp_path):
 def test_a_descendant_of_the_launched_process_may_say_hello(tmp_path):
     """A bot whose launched process forks and lets its child connect (a wrapper, or the
     real bot under bubblewrap) is in its own process tree: its hello is accepted."""
-    runner, out = play(tmp_path, [hostile(tmp_path, "forked_hello"), *good(tmp_path)], games=3)
+    runner, out = play(tmp_path, [hostile(tmp_path, "forked_hello"), *good(tmp_path)],
+                       games=3, sandbox="none")
     labels, forfeits, _ = check_run(out, None, 3)
     assert not labels and not forfeits
     assert decisions_timed(out, "forked_hello") == decisions_in_transcripts(
@@ -187,6 +190,7 @@ def test_another_runs_bot_cannot_connect_to_this_run(tmp_path):
     process of its own bots), counts them, and plays on undisturbed; both complete."""
     b_bots = good(tmp_path, "thinker.py", "caller.py")
     b_proc = subprocess.Popen([str(REFEREE), "run", "--bots", *b_bots, "--games", "12",
+                               "--sandbox", "none",
                                "--no-duplicate", "--seed", "3", "--out",
                                str(tmp_path / "run_b")], cwd=tmp_path, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -194,7 +198,7 @@ def test_another_runs_bot_cannot_connect_to_this_run(tmp_path):
         endpoint = _endpoint_of_children(b_proc.pid, timeout_s=20)
         (bot_dir(tmp_path) / "target.txt").write_text(endpoint)
         runner, out_a = play(tmp_path, [hostile(tmp_path, "neighbour"), *good(tmp_path)],
-                             games=3, out_name="run_a")
+                             games=3, out_name="run_a", sandbox="none")
         assert wait_for(bot_dir(tmp_path) / "neighbour.json", 10)
         _, err = b_proc.communicate(timeout=120)
     finally:
@@ -267,11 +271,11 @@ def test_a_bots_children_flooding_without_hello_change_no_result(tmp_path):
     ``caller`` in its seat, the flood is counted, and the referee's memory stays put."""
     base_bots = good(tmp_path, "caller.py", "random_bot.py")
     base, out_base = play(tmp_path, [*base_bots, str(Path(base_bots[0]))], games=6,
-                          out_name="base")
+                          out_name="base", sandbox="none")
     before = rss_mb()
     peak: list[float] = []
     runner, out = play(tmp_path, [*base_bots, hostile(tmp_path, "flood_player")], games=6,
-                       progress=lambda r, rec: peak.append(rss_mb()))
+                       sandbox="none", progress=lambda r, rec: peak.append(rss_mb()))
     labels, forfeits, _ = check_run(out, None, 6)
     assert not labels and not forfeits
     places = {r["game"]: r["places"] for r in read_games(out)}
@@ -291,7 +295,8 @@ def test_a_reply_sent_before_its_request_never_counts(tmp_path):
     those count: what the transcripts show it did is exactly its real replies, and each
     reply sent ahead is dropped and counted as unsolicited."""
     runner, out = play(tmp_path, [hostile(tmp_path, "presender"),
-                                  *good(tmp_path, "thinker.py", "caller.py")], games=4)
+                                  *good(tmp_path, "thinker.py", "caller.py")], games=4,
+                       sandbox="none")
     labels, forfeits, _ = check_run(out, None, 4)
     assert not labels and not forfeits
     logs = list(bot_dir(tmp_path).glob("presender.*.jsonl"))
@@ -316,9 +321,11 @@ def test_a_reply_sent_before_its_request_never_counts(tmp_path):
 def test_duplicated_map_keys_make_a_reply_malformed(tmp_path):
     """A key given twice (at the top or inside ``action``) would be resolved to its last
     value by a lenient decoder: the reply is malformed, and says why."""
-    runner, out = play(tmp_path, [hostile(tmp_path, "dupkey_bot"), *good(tmp_path)], games=4)
+    runner, out = play(tmp_path, [hostile(tmp_path, "dupkey_bot"), *good(tmp_path)], games=4,
+                       sandbox="none")
     labels, forfeits, entries = check_run(out, "dupkey_bot", 4)
-    sent = [ln.split()[1] for ln in lines((out / "logs" / "dupkey_bot.0.stdout.log").read_text())]
+    sent = [ln.split()[1] for ln in lines((out / "logs" / "dupkey_bot.0.stdout.log").read_text())
+            if ln.startswith("dup ")]
     assert set(sent) == {"top", "nested"}, sent
     assert labels == Counter({"malformed": len(sent)}) and not forfeits
     expected = ["map key 'action' appears twice" if w == "top" else "map key 'kind' appears twice"
@@ -335,7 +342,7 @@ def test_counters_json_names_every_kind_of_drop(tmp_path):
     assert proc.returncode == 0, proc.stderr
     c = counters(out)
     assert set(c["bots"]["flood_bot"]) == {"stale", "unsolicited", "flood",
-                                           "connections_closed", "restarts"}
+                                           "connections_closed", "restarts", "start_failures"}
     assert set(c["hub"]) == {"unbound", "unbound_oversize", "unbound_closed", "refused",
                              "foreign_hello", "duplicate_hello", "flood", "unsolicited",
                              "connections_foreign", "connections_bot_cap",
