@@ -97,8 +97,8 @@ def cli_run(tmp_path: Path, bots: list[str], *args: str, out_name: str = "run",
         if files else None
     proc = subprocess.Popen([str(REFEREE), "run", "--bots", *bots, "--seed", "5",
                              "--sandbox", "none", "--out", str(out), *args], cwd=tmp_path,
-                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit,
-                            env={**os.environ, "COLUMNS": "200"})
+                            text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=limit, env={**os.environ, "COLUMNS": "200"})
     sampler = Sampler(proc.pid)
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
