@@ -418,7 +418,7 @@ def _is_wait(key: tuple[str, int, str]) -> bool:
     """Where the referee waits for bots: a zmq poll, or the hub's watch and blocking
     recv (pyzmq's compiled calls are no profiled functions: their time is the caller's)."""
     return (_is_zmq(key, "poll") or "sched_yield" in key[2]
-            or (key[2] in ("_watch", "_recv_frames")
+            or (key[2] in ("_watch", "_recv_frames", "incoming")
                 and key[0].endswith(f"referee{os.sep}hub.py")))
 
 

@@ -2,7 +2,7 @@
 
 Everything a peer sends goes through ``decode`` before anything else looks at it. A
 message that is too large, not msgpack, nested too deep, uses an ext type, has a map
-key that is not a string, or is not a map with a string ``type`` raises
+key that is not a string or the same key twice, or is not a map with a string ``type`` raises
 ``MessageError`` with a one-line reason; the referee turns that into a ``malformed``
 fault of the sender, never a crash.
 
@@ -35,25 +35,33 @@ def _no_ext(code: int, data: bytes) -> Any:
     raise MessageError(f"msgpack ext type {code} is not allowed")
 
 
-def _shape_error(container: dict | list, depth: int) -> str | None:
-    """Why ``container`` (itself at ``depth``) breaks a limit msgpack does not check:
-    nesting deeper than MAX_DEPTH, or a map key that is not a string (``strict_map_key``
-    lets msgpack bin keys through); None when it is fine."""
+def _map(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """Every map of a message, from its key-value pairs as they were sent: a key twice
+    would be silently resolved to its last value, so it is an error; so is a key that is
+    not a string (``strict_map_key`` lets msgpack bin keys through)."""
+    # Plain loops and exact type tests: this runs for every map of every message.
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[Any] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise MessageError(f"map key {k!r} appears twice"[:120])
+            seen.add(k)
+    for k in out:
+        if type(k) is not str:
+            raise MessageError(f"map keys must be strings, got {type(k).__name__}")
+    return out
+
+
+def _depth_error(container: dict | list, depth: int) -> str | None:
+    """Why ``container`` (itself at ``depth``) is nested deeper than MAX_DEPTH (msgpack
+    does not check); None when it is fine."""
     if depth > MAX_DEPTH:
         return f"message nested deeper than {MAX_DEPTH} levels"
-    # A plain loop with exact type tests: this runs on every message, and generator
-    # expressions with isinstance cost several times more.
-    if type(container) is dict:
-        for k in container:
-            if type(k) is not str:
-                return f"map keys must be strings, got {type(k).__name__}"
-        values = container.values()
-    else:
-        values = container
-    for v in values:
+    for v in container.values() if type(container) is dict else container:
         t = type(v)
         if t is dict or t is list:
-            why = _shape_error(v, depth + 1)
+            why = _depth_error(v, depth + 1)
             if why is not None:
                 return why
     return None
@@ -64,13 +72,15 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def decode(frame: bytes) -> dict[str, Any]:
-    """One frame -> one message map, or MessageError saying what was wrong."""
+    """One frame (bytes, or anything with the buffer protocol such as a ``zmq.Frame``)
+    -> one message map, or MessageError saying what was wrong."""
     if len(frame) > MAX_MESSAGE_BYTES:
         raise MessageError(f"message of {len(frame)} bytes exceeds the limit of "
                            f"{MAX_MESSAGE_BYTES}")
     try:
         obj = msgpack.unpackb(
             frame, raw=False, strict_map_key=True, timestamp=0, ext_hook=_no_ext,
+            object_pairs_hook=_map,
             max_str_len=MAX_STR_LEN,
             max_bin_len=MAX_STR_LEN, max_array_len=MAX_ARRAY_LEN, max_map_len=MAX_MAP_LEN,
             max_ext_len=0,
@@ -83,7 +93,7 @@ def decode(frame: bytes) -> dict[str, Any]:
         raise MessageError(f"a message must be a map, got {type(obj).__name__}")
     if not isinstance(obj.get("type"), str):
         raise MessageError("a message must have a string field 'type'")
-    why = _shape_error(obj, 1)
+    why = _depth_error(obj, 1)
     if why is not None:
         raise MessageError(why)
     return obj

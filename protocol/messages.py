@@ -15,6 +15,11 @@ from typing import Any
 from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES, MessageError
 
 PROTOCOL_VERSION = 1
+# The most a frame from a connection that has not said hello may hold: a hello is about
+# 60 bytes (a 32-character token); anything larger is dropped unread.
+HELLO_MAX_BYTES = 256
+# Referee messages that open a request: the bot owes exactly one reply.
+REQUEST_TYPES = frozenset({"act"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +72,11 @@ def parse_bot_message(msg: dict[str, Any]) -> Hello | ActionReply:
             raise MessageError("'action' field 'error' must be a string")
         return ActionReply(_int(msg, "seq"), msg.get("action"), error)
     raise MessageError(f"unknown message type {kind!r}; a bot sends 'hello' or 'action'"[:160])
+
+
+def expects_reply(message: dict[str, Any]) -> bool:
+    """Whether the referee's ``message`` is a request (SPEC section 4: only ``act``)."""
+    return message["type"] in REQUEST_TYPES
 
 
 def welcome(bot_name: str) -> dict[str, Any]:

@@ -85,6 +85,7 @@ class _Session:
             self.logs.close()
             raise CheckFailed(f"could not be started: {exc.strerror or exc}",
                               fatal=True) from None
+        self.hub.launched(self.peer, self.proc.pid)
         self.seq = 0
         self.start_ms = start_ms
 

@@ -57,7 +57,9 @@ class BotCounters:
     """What one bot did wrong or oddly over the whole run."""
 
     stale: int = 0         # replies with a seq that is not the one awaited
-    unsolicited: int = 0   # messages while no request was open
+    unsolicited: int = 0   # messages while no request was open (or sent before it)
+    flood: int = 0         # messages over the hub's cap per turn of the loop
+    connections_closed: int = 0  # connections over the cap per bot process
     restarts: int = 0      # processes started after the run's first
     start_failures: int = 0  # processes that did not start (exited, refused, no hello)
 
@@ -119,9 +121,16 @@ class BotInstance:
                 raise  # the run directory failed, not the bot: a storage error
             raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
                                 f"started: {exc.strerror or exc}") from None
+        hub.launched(self, self.process.pid)
         self.ready, self.refused = False, None
         self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
+
+    def awaits_reply(self) -> bool:
+        """Whether this bot owes a reply to an open request now."""
+        table = self.table
+        return table is not None and table.pending is not None \
+            and table.seats[table.pending.seat] is self
 
     def send(self, message: dict[str, Any]) -> int | None:
         """Send with the next sequence number; None if the bot is not reachable."""
@@ -173,7 +182,8 @@ class Runner(Tournament):
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
         other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
-        self.hub: Hub[BotInstance] = Hub(other_users=other_users)
+        self.hub: Hub[BotInstance] = Hub(other_users=other_users,
+                                         awaits=BotInstance.awaits_reply)
         self.cgroups: RunCgroups | None = None
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
@@ -194,8 +204,11 @@ class Runner(Tournament):
 
     def counters_report(self) -> dict[str, Any]:
         """What ``counters.json`` holds: per bot, then the hub's drops."""
-        return {"bots": {n: vars(c) for n, c in self.counters.items()},
-                "hub": self.hub.counters.as_dict()}
+        bots = {n: dict(vars(c)) for n, c in self.counters.items()}
+        for name, drops in self.hub.drops_by_bot().items():
+            for kind, n in drops.items():
+                bots[name][kind] += n
+        return {"bots": bots, "hub": self.hub.counters.as_dict()}
 
     def start_bots(self) -> None:
         """Launch every instance and wait for all hellos; BotStartError names the first
@@ -317,7 +330,7 @@ class Runner(Tournament):
 
     def _pump(self, timeout_ms: float) -> None:
         asked = time.perf_counter()
-        items = self.hub.poll(timeout_ms)
+        items = self.hub.incoming(timeout_ms)  # lazily: each judged after the last
         late = time.perf_counter() - asked - timeout_ms / 1000
         if late > STALL_S:
             self._forgive(late)
@@ -333,7 +346,7 @@ class Runner(Tournament):
             counters = self.counters[inst.spec.name]
             table = inst.table
             pending = table.pending if table else None
-            mine = pending is not None and table.seats[pending.seat] is inst
+            mine = inst.awaits_reply()
             reply: ActionReply | None = None
             error = item.error
             if error is None:
