@@ -43,7 +43,7 @@ from referee.games import game_rules
 from referee.journal import read_games
 from referee.match import Match
 from referee.process import BotFileError, BotSpec
-from referee.schedule import ScheduledGame, seat_seed
+from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
@@ -111,12 +111,12 @@ class LocalRunner(Tournament):
         cfg, rules = self.config, self.rules
         bots = [self.bots[b] for b in game.seating]
         match = Match(game, [b.name for b in bots], rules, cfg.move_ms, cfg.bank_ms,
-                      cfg.max_faults)
+                      cfg.max_faults, self.deals)
         engine = match.engine
         seed_everything(game.seed)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
         infos = [GameInfo(str(game.index), rules.name, seat, len(bots),
-                          seat_seed(game.seed, seat), rules.params)
+                          self.deals.seat_seed(game.seed, seat), rules.params)
                  for seat in range(len(bots))] if hooked else []
         for seat, bot in enumerate(bots):
             self._hook(match, seat, bot.on_game_start, infos[seat] if hooked else None)

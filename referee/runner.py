@@ -1,8 +1,10 @@
 """The match runner: bot instances, the event loop, and the run directory.
 
 One thread drives everything: it launches ``concurrency`` instances of every bot (one
-set per game slot, reused game after game), waits on the hub for replies, fires
-deadlines, notices dead processes, and starts the next scheduled game in a free slot.
+set per game slot, reused game after game, and more as duplicate deals need them: a
+process never plays two games of one deal, ``referee.pool``), waits on the hub for
+replies, fires deadlines, notices dead processes, and starts the next scheduled game in
+a free slot.
 Deadlines are measured from the moment a request is sent to the moment its reply is
 taken off the socket (or, for a reply that waited while the loop worked for other
 tables, the moment that work began: see ``Hub.poll``), less the time the bot waited for
@@ -24,6 +26,7 @@ from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import Table
+from referee.pool import BotPool
 from referee.process import BotProcess, BotSpec
 from referee.sandbox import Sandbox
 from referee.schedule import ScheduledGame
@@ -60,10 +63,11 @@ class BotCounters:
 
 
 class BotInstance:
-    """One process of one bot, bound to one game slot."""
+    """One process of one bot (restarted under the same label if it dies), labelled
+    ``<bot>.<number>``: its game slot, for the first ones (``referee.pool``)."""
 
-    def __init__(self, spec: BotSpec, slot: int, runner: Runner):
-        self.spec, self.slot, self.runner = spec, slot, runner
+    def __init__(self, spec: BotSpec, number: int | str, runner: Runner):
+        self.spec, self.number, self.runner = spec, number, runner
         self.process: BotProcess | None = None
         self.ready = False
         self.refused: str | None = None  # why its hello was refused, if it was
@@ -75,7 +79,7 @@ class BotInstance:
 
     @property
     def label(self) -> str:
-        return f"{self.spec.name}.{self.slot}".replace("#", "_").replace("/", "_")
+        return f"{self.spec.name}.{self.number}".replace("#", "_").replace("/", "_")
 
     def launch(self) -> None:
         hub = self.runner.hub
@@ -131,6 +135,8 @@ class Runner(Tournament):
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
+        self.pool: BotPool[BotInstance] = BotPool(
+            self.slots, lambda spec, number: BotInstance(spec, number, self), first_slot)
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
@@ -139,7 +145,7 @@ class Runner(Tournament):
 
     @property
     def instances(self) -> list[BotInstance]:
-        return [i for slot in self.slots for i in slot]
+        return self.pool.instances
 
     def counters_report(self) -> dict[str, Any]:
         """What ``counters.json`` holds: per bot, then the hub's drops."""
@@ -224,7 +230,7 @@ class Runner(Tournament):
     def _prepare_table(self, slot: int, game: ScheduledGame) -> None:
         """Relaunch the seated instances that are gone; the table starts once they are
         ready (or have failed), without holding up the other slots."""
-        seats = [self.slots[slot][b] for b in game.seating]
+        seats = self.pool.seat(game)
         for inst in seats:
             if inst.process is None and inst.restarts < MAX_RESTARTS:
                 inst.restarts += 1
@@ -244,13 +250,14 @@ class Runner(Tournament):
             return
         self.starting[slot] = None
         table = Table(game, seats, self.rules, self.config.move_ms, self.config.bank_ms,
-                      self.config.max_faults)
+                      self.config.max_faults, self.deals)
         self.tables[slot] = table
         table.start()
 
     def _finish(self, slot: int, table: Table) -> None:
         table.finish()
         self.tables[slot] = None
+        self.pool.release(table.seats)
         for inst in table.forfeited:
             inst.stop()
         self.journal_game(table.record(), [e.to_dict() for e in table.engine.events])

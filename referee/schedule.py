@@ -51,6 +51,9 @@ DESIGN_STEPS = 10_000
 # All the subsets are used (when they fit in the budget, or when no smaller design is
 # found) up to this many tables: ordering them for balance costs time quadratic in it.
 MAX_ALL_SUBSETS = 2_000
+# Runs recorded before deal secrets (no ``deals`` in config.json) journalled each game's
+# 63-bit draw whole; today's seed is that draw shifted right by this much (53 bits).
+LEGACY_SEED_SHIFT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,11 +483,8 @@ def swapped_pairs(run_seed: int) -> Iterator[ScheduledGame]:
 
 def game_seed(run_seed: int, game: int) -> int:
     """The seed of game (or duplicate group) ``game`` of a run: independent of everything
-    but the two."""
-    return random.Random(f"{run_seed}/game/{game}").getrandbits(63)
-
-
-def seat_seed(game_seed_: int, seat: int) -> int:
-    """The seed a seat's bot is given for one game."""
-    return random.Random(f"{game_seed_}/seat/{seat}").getrandbits(63)
-
+    but the two, and below 2^53 so that JavaScript reads it exactly. (It is the top 53
+    bits of the 63-bit draw that runs before deal secrets journalled whole: see
+    LEGACY_SEED_SHIFT.) A run's deal secret, if it has one, turns it into the engine's
+    seed (``referee.deals``)."""
+    return random.Random(f"{run_seed}/game/{game}").getrandbits(63) >> LEGACY_SEED_SHIFT

@@ -6,7 +6,9 @@ reproduce the transcript exactly and end the game, and the record must agree wit
 table size, finishing order, places, number of rounds, and its faults (each one a
 ``round_lost`` with a fault reason in the transcript, or an ``eliminated`` with reason
 ``forfeit:<label>``, where ``forfeit:faults`` ends a run of ``--max-faults`` faults).
-When ``config.json`` is there, each game's seed and seating must also be the run's.
+When ``config.json`` is there, each game's seed and seating must also be the run's. A run
+whose deals are keyed by a secret is replayed with the secret in its ``secret.key``
+(``referee.deals``; a missing one is a SecretError).
 
 >>> import shutil, tempfile
 >>> from pathlib import Path
@@ -42,10 +44,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.deals import SECRET_FILE, Deals, load_secret, run_deals
 from referee.games.polish import FORFEIT_PREFIX, RESOLUTION_REASONS, PolishPoker
 from referee.journal import read_games, read_transcripts
 from referee.replay import ReplayMismatch, replay
-from referee.schedule import ScheduledGame
+from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
 from referee.tournament import make_format
 
 
@@ -80,8 +83,10 @@ def _transcript_faults(engine: PolishPoker) -> list[tuple[int, int, str]]:
     return out
 
 
-def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> PolishPoker:
-    """Re-check one record against its transcript; the replayed engine, or VerifyError."""
+def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
+                deals: Deals = Deals()) -> PolishPoker:
+    """Re-check one record against its transcript, dealt as ``deals`` says (default: from
+    the seed alone); the replayed engine, or VerifyError."""
     game = record.get("game")
 
     def check(ok: bool, detail: str) -> None:
@@ -96,7 +101,8 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> Po
     seats = record["seats"]
     check(len(seats) == record["players"], f"{len(seats)} seats for {record['players']} players")
     try:
-        engine = replay(record["rules"], record["players"], record["seed"], transcript["events"])
+        engine = replay(record["rules"], record["players"], deals.engine_seed(record["seed"]),
+                        transcript["events"])
     except (ReplayMismatch, ValueError, TypeError) as exc:
         raise VerifyError(game, f"the transcript does not replay: {exc}") from None
     check([e.to_dict() for e in engine.events] == transcript["events"],
@@ -153,6 +159,12 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
     config_file = run_dir / "config.json"
     config = json.loads(config_file.read_text())["config"] if config_file.is_file() else None
     schedule = scheduled_games(config, records) if config is not None else {}
+    if config is not None:
+        deals = run_deals(config.get("deals"), run_dir)
+    else:  # a bare journal: keyed if a secret lies beside it
+        deals = Deals(load_secret(run_dir) if (run_dir / SECRET_FILE).exists() else None)
+    # A run from before deal secrets journalled each seed's whole 63-bit draw.
+    shift = LEGACY_SEED_SHIFT if config is not None and "deals" not in config else 0
     seen: set[int] = set()
     rounds = faults = 0
     for rec in records:
@@ -164,13 +176,14 @@ def verify_run(run_dir: str | Path) -> VerifyReport:
             planned = schedule.get(game)
             if planned is None:
                 raise VerifyError(game, "is not a game of this run's schedule")
-            if rec.get("seed") != planned.seed:
+            seed = rec.get("seed")
+            if not isinstance(seed, int) or seed >> shift != planned.seed:
                 raise VerifyError(game, f"seed {rec.get('seed')} is not the run's seed for it")
             names = [config["bots"][b]["name"] for b in planned.seating]
             if rec.get("seats") != names:
                 raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
         try:
-            engine = verify_game(rec, transcripts.get(game))
+            engine = verify_game(rec, transcripts.get(game), deals)
         except (KeyError, TypeError) as exc:
             raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
         rounds += engine.round
