@@ -84,9 +84,9 @@ def _transcript_faults(engine: PolishPoker) -> list[tuple[int, int, str]]:
 
 
 def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
-                deals: Deals = Deals()) -> PolishPoker:
-    """Re-check one record against its transcript, dealt as ``deals`` says (default: from
-    the seed alone); the replayed engine, or VerifyError."""
+                deals: Deals) -> PolishPoker:
+    """Re-check one record against its transcript, dealt as ``deals`` says; the replayed
+    engine, or VerifyError."""
     game = record.get("game")
 
     def check(ok: bool, detail: str) -> None:
