@@ -30,6 +30,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import (  # noqa: E402
     REFEREE,
+    ROOT,
     assert_nothing_left,
     bot_dir,
     good,
@@ -136,6 +137,24 @@ def test_with_a_secret_no_seed_the_bot_can_find_gives_a_card(tmp_path: Path,
     for source in present:
         assert found[source]["predicted"] == 0 and found[source]["missed"] > 20, found
     assert found["secret"]["predicted"] > 20 and found["secret"]["missed"] == 0, found
+    assert verify_run(out).games == 12
+    assert_nothing_left(tmp_path)
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+def test_a_sandboxed_thief_finds_nothing_to_deal_from(tmp_path: Path) -> None:
+    """Under --sandbox bwrap the thief, with its own copy of the referee's packages beside
+    it, finds no run directory, no config.json, no journal and no secret; the seed it is
+    sent and what its environment holds predict no card."""
+    bots = thief_bots(tmp_path)
+    for package in ("referee", "leaderboards"):
+        shutil.copytree(ROOT / package, bot_dir(tmp_path) / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    out = run(tmp_path, bots, *GAMES[:-2], "--sandbox", "bwrap")
+    found = verdicts(out)
+    assert found.get("seat seed", Counter())["missed"] > 20, found
+    assert all(c["predicted"] == 0 for c in found.values()), found
+    assert set(found) <= {"seat seed", "environment"}, found
     assert verify_run(out).games == 12
     assert_nothing_left(tmp_path)
 
