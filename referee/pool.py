@@ -14,25 +14,28 @@ used of them is ended and replaced by a new process with a label of its own (its
 logs, and under a sandbox its own scratch directory), never restarted under the same one.
 
 The first ``concurrency`` processes of each bot are those the runner starts and waits
-for before the first game (``slots``); their labels are the slot numbers, as before:
-``<bot>.<slot>``; a later process gets ``<bot>.<slot>.<generation>``, unique across the
-workers of a run, since each worker numbers from its own first slot.
+for before the first game (``slots``), generation 0 of their slots; a later one is made
+for slot ``first_slot + n % concurrency``, generation ``n // concurrency`` (``n`` counting
+the bot's processes of this runner), so (slot, generation) is unique across the workers of
+a run, since each worker numbers from its own first slot. The runner labels them
+``<bot>.<slot>`` and ``<bot>.<slot>.<generation>``.
 
 >>> from types import SimpleNamespace as NS
 >>> class Fake:
-...     def __init__(self, spec, number): self.spec, self.number = spec, number
+...     def __init__(self, spec, slot, generation=0):
+...         self.spec, self.number = spec, (slot, generation)
 ...     def launch(self): pass
 ...     def stop(self, grace_s=0.0): pass
 >>> a = NS(name="a")
->>> pool = BotPool([[Fake(a, "0")]], Fake, first_slot=0)
+>>> pool = BotPool([[Fake(a, 0)]], Fake, first_slot=0)
 >>> game = NS(seating=(0,), seed=7, group_size=2)
 >>> [i.number for i in pool.seat(game)]
-['0']
->>> [i.number for i in pool.seat(game)]  # "0" has seen seed 7, and is busy besides
-['0.1']
+[(0, 0)]
+>>> [i.number for i in pool.seat(game)]  # (0, 0) has seen seed 7, and is busy besides
+[(0, 1)]
 >>> pool.release(pool.instances)
 >>> [i.number for i in pool.seat(NS(seating=(0,), seed=8, group_size=2))]
-['0']
+[(0, 0)]
 """
 
 from __future__ import annotations
@@ -71,10 +74,10 @@ class _Member(Generic[I]):
 class BotPool(Generic[I]):
     """The processes of each bot of a runner; see the module."""
 
-    def __init__(self, slots: Sequence[Sequence[I]], make: Callable[[Any, str], I],
+    def __init__(self, slots: Sequence[Sequence[I]], make: Callable[[Any, int, int], I],
                  first_slot: int):
         """``slots``: one instance per bot (in the run's bot order) for each game slot;
-        ``make(spec, number)`` a new instance labelled ``<bot>.<number>``, not started."""
+        ``make(spec, slot, generation)`` a new instance, not started."""
         self._make, self._first, self._slots = make, first_slot, len(slots)
         self._specs = [instance.spec for instance in slots[0]]
         self._members: list[list[_Member[I]]] = [
@@ -120,8 +123,7 @@ class BotPool(Generic[I]):
     def _new(self, bot: int) -> _Member[I]:
         n = self._created[bot]
         self._created[bot] += 1
-        instance = self._make(self._specs[bot],
-                              f"{self._first + n % self._slots}.{n // self._slots}")
+        instance = self._make(self._specs[bot], self._first + n % self._slots, n // self._slots)
         instance.launch()
         member = _Member(instance)
         self._members[bot].append(member)

@@ -64,10 +64,11 @@ class BotCounters:
 
 class BotInstance:
     """One process of one bot (restarted under the same label if it dies), labelled
-    ``<bot>.<number>``: its game slot, for the first ones (``referee.pool``)."""
+    ``<bot>.<slot>``, or ``<bot>.<slot>.<generation>`` for those its slot needed later
+    (a process never plays two games of one deal: ``referee.pool``)."""
 
-    def __init__(self, spec: BotSpec, number: int | str, runner: Runner):
-        self.spec, self.number, self.runner = spec, number, runner
+    def __init__(self, spec: BotSpec, slot: int, runner: Runner, generation: int = 0):
+        self.spec, self.slot, self.runner, self.generation = spec, slot, runner, generation
         self.process: BotProcess | None = None
         self.ready = False
         self.refused: str | None = None  # why its hello was refused, if it was
@@ -79,7 +80,8 @@ class BotInstance:
 
     @property
     def label(self) -> str:
-        return f"{self.spec.name}.{self.number}".replace("#", "_").replace("/", "_")
+        number = f"{self.slot}.{self.generation}" if self.generation else f"{self.slot}"
+        return f"{self.spec.name}.{number}".replace("#", "_").replace("/", "_")
 
     def launch(self) -> None:
         hub = self.runner.hub
@@ -136,7 +138,8 @@ class Runner(Tournament):
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
         self.pool: BotPool[BotInstance] = BotPool(
-            self.slots, lambda spec, number: BotInstance(spec, number, self), first_slot)
+            self.slots, lambda spec, slot, generation: BotInstance(spec, slot, self, generation),
+            first_slot)
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
