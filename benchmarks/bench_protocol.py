@@ -158,7 +158,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             seq[s] += 1
             pre.append((s, encode({"type": "game_start", "game": rules.name,
                                    "game_id": f"{g}", "seat": s, "players": players,
-                                   "seed": Deals().seat_seed(seed, s), "params": rules.params,
+                                   "seed": Deals().bot_seed(seed, s), "params": rules.params,
                                    "time": tm, "seq": seq[s]})))
         sent = 0
         unsent: list[list[dict[str, Any]]] = [[] for _ in range(players)]

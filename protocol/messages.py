@@ -26,8 +26,12 @@ class Hello:
 
 @dataclass(frozen=True, slots=True)
 class ActionReply:
+    """An answer to ``act``: an action, or (``error``) the bot's own word that it has
+    none, e.g. because its code raised; either way it closes the request."""
+
     seq: int
     action: Any
+    error: str | None = None
 
 
 def _int(msg: dict[str, Any], key: str) -> int:
@@ -55,10 +59,13 @@ def parse_bot_message(msg: dict[str, Any]) -> Hello | ActionReply:
             raise MessageError("'hello' field 'name' must be a string")
         return Hello(token, _int(msg, "protocol"), name)
     if kind == "action":
-        _only(msg, {"type", "seq", "action"})
-        if "action" not in msg:
-            raise MessageError("'action' needs a field 'action'")
-        return ActionReply(_int(msg, "seq"), msg["action"])
+        _only(msg, {"type", "seq", "action", "error"})
+        if ("action" in msg) == ("error" in msg):
+            raise MessageError("'action' needs a field 'action' or (instead) 'error'")
+        error = msg.get("error")
+        if "error" in msg and not isinstance(error, str):
+            raise MessageError("'action' field 'error' must be a string")
+        return ActionReply(_int(msg, "seq"), msg.get("action"), error)
     raise MessageError(f"unknown message type {kind!r}; a bot sends 'hello' or 'action'"[:160])
 
 

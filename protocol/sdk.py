@@ -8,9 +8,12 @@ A Python bot is one file with an ``act(view)`` function::
 ``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
 calls ``run`` below. ``act`` may return ``"call"``, a declaration (text, id or
 ``Declaration``), or ``Raise``/``Call``. Optional hooks: ``on_game_start(info)``,
-``on_round_result(result)``, ``on_game_end(info)``. An exception in ``act`` (or a
-return value that is not an action of the game's ruleset) ends the bot with a
-traceback on stderr, which the referee records as a ``crash``.
+``on_round_result(result)``, ``on_game_end(info)``. An exception in ``act``, or a
+return value that is not an action of the game's ruleset, does not end the bot: the
+traceback goes to stderr (the bot's log) and the SDK answers with an ``error`` reply
+(SPEC.md section 4), which the referee records as a ``malformed`` action: the bot loses
+the round and plays on. An exception in a hook is reported the same way, on the bot's
+next decision of that game (one in ``on_game_end`` is only logged).
 
 At each game start the SDK seeds Python's ``random`` module (and numpy's global
 generator, if numpy is loaded) from the game's seed, so a bot that draws its
@@ -23,6 +26,7 @@ import gc
 import os
 import random
 import sys
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +38,7 @@ from protocol.messages import PROTOCOL_VERSION
 from protocol.polish import Action, Call, Raise, RoundResult, View, parse_action
 
 HELLO_TIMEOUT_MS = 30_000
+ERROR_CHARS = 1000  # of an error reply's text (the referee keeps less)
 
 
 class BotError(RuntimeError):
@@ -100,39 +105,92 @@ def run(
         sock.close()
 
 
-def _deliver(msg: dict[str, Any], game: GameInfo, on_round_result) -> None:
-    """Hand the round results riding on an ``act`` or ``game_end`` to the hook."""
-    if on_round_result:
-        for result in msg.get("results", ()):
-            on_round_result(RoundResult.from_wire(result, game.params["ruleset"]))
+def failure(where: str, exc: BaseException) -> str:
+    """The text an error reply carries for an exception raised in the bot's ``where``."""
+    return f"{where} raised {type(exc).__name__}: {exc}"[:ERROR_CHARS]
+
+
+def bad_return(value: Any, exc: BaseException) -> str:
+    """The text an error reply carries for an ``act`` that returned ``value``, which is not
+    an action (``exc`` says why)."""
+    shown = repr(value)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"act returned {shown}, which is not an action: {exc}"[:ERROR_CHARS]
+
+
+def log_failure(text: str) -> None:
+    """Put the exception being handled (and ``text``) in the bot's log, its stderr."""
+    print(f"{text}\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+
+
+def _guarded(where: str, hook: Callable[..., None] | None, *args: Any) -> str | None:
+    """Call a hook; on an exception, log it and return its text."""
+    if hook is None:
+        return None
+    try:
+        hook(*args)
+    except Exception as exc:  # the bot's own bug: reported, not fatal
+        text = failure(where, exc)
+        log_failure(text)
+        return text
+    return None
+
+
+def _deliver(msg: dict[str, Any], game: GameInfo, on_round_result) -> str | None:
+    """Hand the round results riding on an ``act`` or ``game_end`` to the hook; the text
+    of its failure, if it raised."""
+    for result in msg.get("results", ()) if on_round_result else ():
+        failed = _guarded("on_round_result", on_round_result,
+                          RoundResult.from_wire(result, game.params["ruleset"]))
+        if failed:
+            return failed
+    return None
+
+
+def _decide(act: Callable[[View], Any], view: View, ruleset: str) -> dict[str, Any]:
+    """The reply's body: ``act``'s action, or the error that kept it from giving one."""
+    try:
+        value = act(view)
+    except Exception as exc:  # the bot's own bug: the round is lost, the bot plays on
+        text = failure("act", exc)
+        log_failure(text)
+        return {"error": text}
+    try:
+        return {"action": Action.to_wire(parse_action(value, ruleset))}
+    except Exception as exc:  # noqa: BLE001 - whatever the parse of a bad value raises
+        text = bad_return(value, exc)
+        log_failure(text)
+        return {"error": text}
 
 
 def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
     game: GameInfo | None = None
+    failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
         msg = decode(sock.recv())
         kind = msg["type"]
         if kind == "act":
             if game is None:
                 raise BotError("'act' before 'game_start'")
-            _deliver(msg, game, on_round_result)
-            view = View.from_wire(msg["view"], msg.get("deadline_ms"))
-            action = parse_action(act(view), game.params["ruleset"])
-            sock.send(encode({"type": "action", "seq": msg["seq"],
-                              "action": Action.to_wire(action)}))
+            failed = _deliver(msg, game, on_round_result) or failed
+            if failed:
+                body, failed = {"error": failed}, None
+            else:
+                view = View.from_wire(msg["view"], msg.get("deadline_ms"))
+                body = _decide(act, view, game.params["ruleset"])
+            sock.send(encode({"type": "action", "seq": msg["seq"], **body}))
         elif kind == "game_start":
             game = GameInfo(msg["game_id"], msg["game"], msg["seat"], msg["players"],
                             msg["seed"], msg["params"])
             seed_everything(game.seed)
-            if on_game_start:
-                on_game_start(game)
+            failed = _guarded("on_game_start", on_game_start, game)
         elif kind == "game_end":
             if game is not None:
                 _deliver(msg, game, on_round_result)
-            if on_game_end and game is not None:
-                on_game_end(GameInfo(game.game_id, game.game, game.seat, game.players,
-                                     game.seed, game.params, tuple(msg["order"])))
-            game = None
+                _guarded("on_game_end", on_game_end,
+                         GameInfo(game.game_id, game.game, game.seat, game.players,
+                                  game.seed, game.params, tuple(msg["order"])))
+            game, failed = None, None
         elif kind == "bye":
             return
         # Other types are additions of a later protocol version: ignored (SPEC.md section 10).

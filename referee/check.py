@@ -1,14 +1,21 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
 Starts the bot, waits for its hello, plays a few scripted turns of both rulesets
-(opening, answering, a position where only a call is legal), sends a game end with a
-round result, then ``bye``, and reports each step as PASS or FAIL with the reason.
+(opening, answering, after four flushes, after a five below aces, a position where only
+a call is legal), sends a game end with a round result, then ``bye``, and reports each
+step as PASS or FAIL with the reason. A failure after which the bot cannot be asked
+anything more (it exited, or did not answer in time) stops the check there: the steps
+after it are not run, rather than failed. The bot's logs go to a folder that is kept,
+and printed; nothing else is left behind.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -46,6 +53,8 @@ TURNS = (
     Turn("official, after four flushes",
          _view("official", 2, 4, "Ts", "Jk", [(0, "flush s"), (1, "flush d"), (2, "flush h"),
                                                (3, "flush c")])),
+    Turn("official, answering five T (a higher five or a call is legal)",
+         _view("official", 0, 4, "Jd", "Jk", [(1, "three J"), (2, "four J"), (3, "five T")])),
     Turn("polacco, opening", _view("polacco", 0, 3, "7h", None, [])),
     Turn("polacco, top of the ladder (only a call is legal)",
          _view("polacco", 1, 3, "2c", None, [(0, "straight-flush s A")])),
@@ -53,11 +62,15 @@ TURNS = (
 
 
 class CheckFailed(Exception):
-    pass
+    """A step the bot failed; ``fatal`` when it cannot be asked anything more."""
+
+    def __init__(self, detail: str, fatal: bool = False):
+        super().__init__(detail)
+        self.fatal = fatal
 
 
 class _Session:
-    def __init__(self, spec: BotSpec, start_ms: int, log_dir):
+    def __init__(self, spec: BotSpec, start_ms: int, log_dir: Path):
         self.hub: Hub[str] = Hub()
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
@@ -73,19 +86,19 @@ class _Session:
             for item in self.hub.poll(50):
                 if item.hello:
                     if item.error:
-                        raise CheckFailed(item.error)
+                        raise CheckFailed(item.error, fatal=True)
                     return
             if self.proc.exit_code() is not None:
                 raise CheckFailed(f"exited with code {self.proc.exit_code()} before saying "
-                                  f"hello: {self.proc.stderr_tail()}")
+                                  f"hello: {self.proc.stderr_tail()}", fatal=True)
         raise CheckFailed(f"no hello within {self.start_ms} ms (REFEREE_ENDPOINT and "
-                          "REFEREE_TOKEN are in its environment)")
+                          "REFEREE_TOKEN are in its environment)", fatal=True)
 
     def send(self, msg: dict[str, Any]) -> int:
         self.seq += 1
         msg["seq"] = self.seq
         if not self.hub.send(self.peer, msg):
-            raise CheckFailed("the bot's connection is gone")
+            raise CheckFailed("the bot's connection is gone", fatal=True)
         return self.seq
 
     def request(self, msg: dict[str, Any], timeout_ms: int) -> Any:
@@ -103,11 +116,14 @@ class _Session:
                     raise CheckFailed("expected an 'action' message")
                 if reply.seq != seq:
                     raise CheckFailed(f"reply echoes seq {reply.seq}, expected {seq}")
+                if reply.error is not None:
+                    raise CheckFailed(f"malformed: the bot reports an error: {reply.error}"
+                                      [:300])
                 return reply.action
             if self.proc.exit_code() is not None:
                 raise CheckFailed(f"the bot exited (code {self.proc.exit_code()}): "
-                                  f"{self.proc.stderr_tail()}")
-        raise CheckFailed(f"no reply within {timeout_ms} ms")
+                                  f"{self.proc.stderr_tail()}", fatal=True)
+        raise CheckFailed(f"no reply within {timeout_ms} ms", fatal=True)
 
     def close(self) -> None:
         self.proc.kill()
@@ -136,47 +152,54 @@ def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:
     return "called"
 
 
-def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console) -> int:
-    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't start."""
-    import tempfile
-    from pathlib import Path
-
-    log_dir = Path(tempfile.mkdtemp(prefix="referee-check-"))
+def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console,
+              log_dir: Path) -> int:
+    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't
+    start. The bot's stdout and stderr go to ``log_dir``."""
     s = _Session(spec, start_ms, log_dir)
     failures = 0
-
-    def report(ok: bool, step: str, detail: str) -> None:
-        nonlocal failures
-        failures += not ok
-        mark = "[green]PASS[/]" if ok else "[bold red]FAIL[/]"
-        console.print(f"{mark} {step}: {detail}", highlight=False, soft_wrap=True)
-
+    steps: list[tuple[str, Callable[[], str]]] = [
+        ("start and hello", lambda: (s.hello(), f"connected as {spec.name}")[1]),
+        *((turn.label, partial(_play_turn, s, turn, move_ms)) for turn in TURNS),
+        ("game end with a round result, and bye", partial(_say_bye, s, move_ms)),
+    ]
+    code = 0
     try:
-        try:
-            s.hello()
-        except CheckFailed as exc:
-            report(False, "start and hello", str(exc))
-            console.print(f"bot logs: {log_dir}", highlight=False)
-            return 3
-        report(True, "start and hello", f"connected as {spec.name}")
-        for turn in TURNS:
+        for number, (step, body) in enumerate(steps):
             try:
-                report(True, turn.label, _play_turn(s, turn, move_ms))
+                detail = body()
             except CheckFailed as exc:
-                report(False, turn.label, str(exc))
-        try:
-            s.send({"type": "game_end", "order": [1, 0], "results": [{
-                "round": 1, "hands": [[48], [44], [40]], "community": None, "declaration": 6,
-                "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}]})
-            s.send({"type": "bye"})
-            s.proc.popen.wait(timeout=max(2.0, move_ms / 1000))
-            report(s.proc.exit_code() == 0, "game end with a round result, and bye",
-                   f"exited with code {s.proc.exit_code()}")
-        except Exception as exc:  # noqa: BLE001 - any failure here is the bot's
-            report(False, "game end with a round result, and bye",
-                   f"did not exit after bye ({type(exc).__name__})")
+                failures += 1
+                console.print(f"[bold red]FAIL[/] {step}: {exc}", highlight=False,
+                              soft_wrap=True)
+                if exc.fatal:
+                    left = len(steps) - number - 1
+                    if left:
+                        console.print(f"stopped: the bot cannot be asked anything more, so "
+                                      f"the {left} steps after this one were not run",
+                                      highlight=False)
+                    code = 3 if number == 0 else 1
+                    break
+            else:
+                console.print(f"[green]PASS[/] {step}: {detail}", highlight=False,
+                              soft_wrap=True)
     finally:
         s.close()
+    console.print(f"bot logs: {log_dir}", highlight=False)
     verdict = "complies" if not failures else f"does not comply ({failures} failed)"
     console.print(f"{spec.name}: {verdict}", highlight=False)
-    return 0 if not failures else 1
+    return code or (1 if failures else 0)
+
+
+def _say_bye(s: _Session, move_ms: int) -> str:
+    """Send a game end with a round result and ``bye``: the bot must exit with code 0."""
+    s.send({"type": "game_end", "order": [1, 0], "results": [{
+        "round": 1, "hands": [[48], [44], [40]], "community": None, "declaration": 6,
+        "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}]})
+    s.send({"type": "bye"})
+    code = s.proc.wait(max(2.0, move_ms / 1000))
+    if code is None:
+        raise CheckFailed("did not exit after bye", fatal=True)
+    if code != 0:
+        raise CheckFailed(f"exited with code {code}: {s.proc.stderr_tail()}", fatal=True)
+    return "exited with code 0"

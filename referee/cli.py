@@ -51,7 +51,9 @@ from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import BotFileError, BotLimits, resolve_bots
 from referee.runner import BotStartError, Runner
 from referee.sandbox import Sandbox, SandboxError
-from referee.sprt import SprtMatch, play_sprt
+from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
+from referee.summary import bot_faults
+from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
 from referee.workers import WorkerPool
 
@@ -272,13 +274,13 @@ def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
-    and seed, skipping the games already in its journal."""
+    and seed, skipping the games already in its journal. An SPRT run goes on with its
+    test and exits as `referee sprt` does."""
     try:
         config = load_config(run_dir)
-        if config.format == "sprt":
-            raise ConfigError(f"{run_dir} is a run of `referee sprt`, which stops when its test "
-                              "decides; it cannot be resumed (start it again: with the same "
-                              "--seed it replays the same pairs)")
+        if config.format == "sprt":  # the test goes on from its journal
+            test, max_games = load_test(run_dir)
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
         local = load_local_bots(config.bots) if config.in_process else None
     except (ConfigError, SecretError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
@@ -443,6 +445,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         (config.out / "counters.json").write_text(
             json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code == EXIT_INTERRUPTED:
+        print_fault_summary(read_results(config.out), config.out)  # of the games so far
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
         err_console.print(f"interrupted: {runner.played} games are in the journal"
@@ -468,7 +471,15 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         console.print(text, highlight=False)
     console.print(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
                   "leaderboard.{json,csv,md,html}", highlight=False)
+    print_fault_summary(records, config.out)
     return EXIT_OK
+
+
+def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
+    """Per bot with faults: what went wrong first and where its log is
+    (``referee.summary``)."""
+    for line in render_faults(bot_faults(records), run_dir):
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -553,7 +564,6 @@ def sprt(
     at --max-games, 3 a bot could not start, 4 internal error, 5 bad usage, 130
     interrupted.
     """
-    global _sprt_verdict_given
     try:
         if max_games < 2:
             raise ConfigError("--max-games must be at least 2 (one pair)")
@@ -569,9 +579,17 @@ def sprt(
                                      secret_file=secret_file), format="sprt")
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+
+
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
+    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
+    exit code of ``referee sprt``."""
+    global _sprt_verdict_given
     cand = config.bots[0].name
-    console.print(f"SPRT {cand} vs {config.bots[1].name}: H0 elo {elo0:+g}, H1 elo {elo1:+g}, "
-                  f"alpha {alpha}, beta {beta}; {rules} heads-up, seat-swapped pairs, "
+    console.print(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
+                  f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
+                  f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
                   f"seed {config.seed}, {deals_note(config)}; run directory {config.out}",
                   highlight=False)
     live = Live(console=console, refresh_per_second=4, transient=True)
@@ -594,28 +612,31 @@ def sprt(
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
-                                    on_update))
+            result.append(play_sprt(config, test, max_games, on_update, resume))
         finally:
             if live_on:
                 live.stop()
         return EXIT_OK
 
     code = guarded(config, body)
+    print_fault_summary(read_results(config.out), config.out)
+    if code == EXIT_INTERRUPTED:
+        err_console.print(f"go on with: referee resume {config.out}", highlight=False,
+                          soft_wrap=True)
     if code != EXIT_OK:
-        raise typer.Exit(code)
+        return code
     match = result[0]
     console.print(status_line(match), highlight=False)
-    verdict = match.test.status
+    console.print(f"result in {config.out / SPRT_FILE}", highlight=False)
     _sprt_verdict_given = True
-    if verdict == "H1":
-        console.print(f"H1 accepted: {cand} is better by at least {elo1:g} Elo")
-        raise typer.Exit(EXIT_OK)
-    if verdict == "H0":
-        console.print(f"H0 accepted: {cand} is not better by {elo1:g} Elo")
-        raise typer.Exit(EXIT_NONCOMPLIANT)
+    if match.verdict == "H1":
+        console.print(f"H1 accepted: {cand} is better by at least {test.elo1:g} Elo")
+        return EXIT_OK
+    if match.verdict == "H0":
+        console.print(f"H0 accepted: {cand} is not better by {test.elo1:g} Elo")
+        return EXIT_NONCOMPLIANT
     console.print(f"inconclusive after {match.games} games (--max-games {max_games})")
-    raise typer.Exit(EXIT_SPRT_INCONCLUSIVE)
+    return EXIT_SPRT_INCONCLUSIVE
 
 
 @app.command()
@@ -623,6 +644,8 @@ def check(
     bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
     move_time: Annotated[str, typer.Option(help="Time allowed per scripted turn.")] = "2s",
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
+    out: Annotated[Path | None, typer.Option(
+        help="Where the bot's logs go (default: a new folder under runs/).")] = None,
 ) -> None:
     """Start a bot, do the handshake and a few scripted turns, and say whether it complies."""
     from referee.check import run_check
@@ -632,7 +655,8 @@ def check(
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(run_check(spec, move_ms, start_ms, console))
+    out = out or default_out(f"check-{spec.name.replace('/', '_')}")
+    raise typer.Exit(run_check(spec, move_ms, start_ms, console, out / "logs"))
 
 
 @app.command()
@@ -658,9 +682,19 @@ def verify(
 def rules_cmd(
     ruleset: Annotated[str, typer.Argument(help="official or polacco")] = "official",
 ) -> None:
-    """Print a ruleset's whole declaration ladder, weakest first, with wire ids."""
+    """Print a ruleset's rules in short, then its whole declaration ladder, weakest first,
+    with wire ids."""
+    from rich.markdown import Markdown
+
+    from protocol.rulebook import summary
+
     if ruleset not in evaluator.RULESETS:
         raise fail(EXIT_USAGE, f"unknown ruleset {ruleset!r}: use official or polacco")
+    console.print(f"Polish Poker, ruleset {ruleset} (protocol/rules/{ruleset}.md)",
+                  highlight=False, markup=False)
+    # Rendered as Markdown, never as Rich markup; lines of at most 100 columns read best.
+    console.print(Markdown(summary(ruleset)), width=min(console.width, 100))
+    console.print()
     ladder = evaluator.declarations(ruleset)
     console.print(f"{ruleset}: {len(ladder)} declarations, weakest first (id  declaration)",
                   highlight=False)

@@ -6,9 +6,10 @@ learnt the run seed would rebuild every deal with this very package. So a run ha
 *deal secret* (32 random bytes, or the bytes of ``--secret-file``), kept in its run
 directory as ``secret.key`` (mode 0600, in a directory of mode 0700) and nowhere else:
 not in ``config.json``, the journal, the logs, a command line or an environment. With
-it, a game's engine is seeded with HMAC-SHA256(secret, ``deal/<seed>``) and the bot in
-seat ``s`` with the first 53 bits of HMAC-SHA256(secret, ``seat/<seed>/<s>``); neither
-tells anything of the other, nor of the deal, to whoever lacks the secret.
+it, a game's engine is seeded with HMAC-SHA256(secret, ``deal/<seed>``) and bot ``b`` (its
+index in the run's list of bots) with the first 53 bits of HMAC-SHA256(secret,
+``bot/<seed>/<b>``); neither tells anything of the other, nor of the deal, to whoever
+lacks the secret.
 
 A run given ``--seed`` and no ``--secret-file`` has no secret: each game is dealt from
 its seed alone (``PolishPoker(rules, players, seed)``), so anyone who knows the seed can
@@ -17,7 +18,7 @@ recompute every deal. That is for research, never for a competition.
 >>> keyed, open_ = Deals(b"k" * SECRET_BYTES), Deals()
 >>> open_.engine_seed(12345), keyed.engine_seed(12345) == 12345
 (12345, False)
->>> all(0 <= d.seat_seed(12345, s) < 2**53 for d in (keyed, open_) for s in range(8))
+>>> all(0 <= d.bot_seed(12345, b) < 2**53 for d in (keyed, open_) for b in range(8))
 True
 >>> keyed
 Deals(mode='secret')
@@ -64,9 +65,13 @@ class Deals:
             return seed
         return int.from_bytes(self._mac(f"deal/{seed}"), "big")
 
-    def seat_seed(self, seed: int, seat: int) -> int:
-        """The seed the bot in ``seat`` is sent for the game of ``seed`` (below 2^53)."""
-        return int.from_bytes(self._mac(f"seat/{seed}/{seat}")[:8], "big") >> (64 - SEED_BITS)
+    def bot_seed(self, seed: int, bot: int) -> int:
+        """The seed bot ``bot`` (its index in the run's list of bots) is sent for the game
+        of ``seed``, below 2^53. It follows the bot, not the seat: the games of a duplicate
+        group replay one deal with the seats moved, and a seed that stayed with the seat
+        would replay the same game whenever two copies of one bot swap seats (self-play
+        would be all draws)."""
+        return int.from_bytes(self._mac(f"bot/{seed}/{bot}")[:8], "big") >> (64 - SEED_BITS)
 
     def _mac(self, message: str) -> bytes:
         return hmac.new(self.key or b"", message.encode(), hashlib.sha256).digest()

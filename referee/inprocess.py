@@ -18,10 +18,16 @@ What differs from bot processes:
 
 - A deadline cannot interrupt a function: an ``act`` that takes longer than its budget
   is charged a ``timeout`` after it returns, and its answer is discarded.
-- An exception in ``act`` (or a hook) is a ``crash``: the seat forfeits the game, and the
-  traceback goes to ``logs/<bot>.errors.log``. The same function plays the next game.
-- All bots share the interpreter's ``random`` (and numpy's) generator, seeded from the
-  game's seed at each game start, so a run is reproducible from its seed.
+- An exception in ``act``, or a return value that is not an action, is a ``malformed``
+  action, as the SDK reports it for a bot process: the seat loses the round and plays
+  on; an exception in a hook counts on the seat's next decision of the game. The
+  traceback goes to ``logs/<bot>.errors.log``, after a line that marks the game. Only
+  ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it forfeits the
+  game, and the same function plays the next one.
+- All bots share the interpreter's ``random`` (and numpy's) generator, seeded at each
+  game start from the game's seed and who sits where (``referee.schedule.table_seed``),
+  so a run is reproducible from its seed and two copies of a bot do not mirror each
+  other when a duplicate deal swaps their seats.
 - ``view.time_left_ms`` is the seat's budget for the decision (move time plus bank).
 """
 
@@ -37,13 +43,14 @@ from typing import Any
 
 from protocol.host import load_bot
 from protocol.polish import GAME
-from protocol.sdk import GameInfo, seed_everything
+from protocol.sdk import GameInfo, bad_return, failure, seed_everything
 from referee.config import RunConfig
 from referee.games import game_rules
 from referee.journal import read_games
+from referee.logs import game_marker
 from referee.match import Match
 from referee.process import BotFileError, BotSpec
-from referee.schedule import ScheduledGame
+from referee.schedule import ScheduledGame, table_seed
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
@@ -100,6 +107,7 @@ class LocalRunner(Tournament):
         if [b.name for b in bots] != [b.name for b in config.bots]:
             raise ValueError("bots must match config.bots, in order")
         self.bots = list(bots)
+        self._game_marks: dict[str, str] = {}  # per bot: a game start not yet in its log
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
         for game in games:
@@ -113,71 +121,124 @@ class LocalRunner(Tournament):
         match = Match(game, [b.name for b in bots], rules, cfg.move_ms, cfg.bank_ms,
                       cfg.max_faults, self.deals)
         engine = match.engine
-        seed_everything(game.seed)
+        seed_everything(table_seed(game))
+        # A hook's failure, per seat: reported as the seat's next decision (as the SDK does).
+        failed: list[str | None] = [None] * len(bots)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
         infos = [GameInfo(str(game.index), rules.name, seat, len(bots),
-                          self.deals.seat_seed(game.seed, seat), rules.params)
+                          self.deals.bot_seed(game.seed, game.seating[seat]), rules.params)
                  for seat in range(len(bots))] if hooked else []
         for seat, bot in enumerate(bots):
-            self._hook(match, seat, bot.on_game_start, infos[seat] if hooked else None)
+            self._mark(match, seat)
+            failed[seat] = self._hook(match, seat, "on_game_start", bot.on_game_start,
+                                      infos[seat] if hooked else None)
         told = 0  # events whose round results the hooks have had
         tell = any(b.on_round_result for b in bots)
         clock = time.perf_counter
         while not engine.is_over:
             if tell:
-                told = self._tell_results(match, bots, told)
+                told = self._tell_results(match, bots, told, failed)
+            if engine.is_over:  # a hook ended the game (sys.exit)
+                break
             seat = engine.current_seat
             budget = match.budget_ms(seat)
+            if failed[seat] is not None:
+                match.malformed(seat, failed[seat], 0.0)
+                failed[seat] = None
+                continue
             view = rules.view(engine, seat, int(budget))
             start = clock()
             try:
                 value = bots[seat].act(view)
-            except Exception as exc:  # the bot's own bug: it forfeits, the run goes on
-                self._crashed(match, seat, exc)
+            except Exception as exc:  # the bot's own bug: the round is lost, it plays on
+                elapsed = (clock() - start) * 1000
+                text = failure("act", exc)
+                self._log(match, seat, text)
+                if not self._timed_out(match, seat, elapsed, budget):
+                    match.malformed(seat, text, elapsed)
+                continue
+            except SystemExit as exc:  # the function's way of ending its process
+                self._exited(match, seat, exc)
                 continue
             elapsed = (clock() - start) * 1000
-            if elapsed > budget:
-                match.timeout(seat, elapsed, budget)
+            if self._timed_out(match, seat, elapsed, budget):
                 continue
             try:
                 action = rules.parse_local_action(value)
             except ValueError as exc:
-                match.malformed(seat, str(exc), elapsed)
+                text = bad_return(value, exc)
+                self._log(match, seat, text)
+                match.malformed(seat, text, elapsed)
                 continue
             match.answer(seat, action, elapsed)
         if tell:
-            self._tell_results(match, bots, told)
+            self._tell_results(match, bots, told, failed)
         if hooked:
             order = tuple(engine.finishing_order)
             for seat, bot in enumerate(bots):
-                self._hook(match, seat, bot.on_game_end, replace(infos[seat], order=order))
+                self._hook(match, seat, "on_game_end", bot.on_game_end,
+                           replace(infos[seat], order=order))
         self.journal_game(match.record(), [e.to_dict() for e in engine.events])
 
-    def _tell_results(self, match: Match, bots: list[LocalBot], told: int) -> int:
+    @staticmethod
+    def _timed_out(match: Match, seat: int, elapsed: float, budget: float) -> bool:
+        """A function cannot be interrupted: an answer that came too late is a timeout."""
+        if elapsed > budget:
+            match.timeout(seat, elapsed, budget)
+            return True
+        return False
+
+    def _tell_results(self, match: Match, bots: list[LocalBot], told: int,
+                      failed: list[str | None]) -> int:
         """Hand the round results since event ``told`` to the seats that played them."""
         events = match.engine.events
         for result in self.rules.round_results(events, told):
             obj = self.rules.local_result(result)
             for seat, hand in enumerate(result["hands"]):
-                if hand and bots[seat].on_round_result:
-                    self._hook(match, seat, bots[seat].on_round_result, obj)
+                if hand and bots[seat].on_round_result and failed[seat] is None:
+                    failed[seat] = self._hook(match, seat, "on_round_result",
+                                              bots[seat].on_round_result, obj)
         return len(events)
 
-    def _hook(self, match: Match, seat: int, hook: Hook, arg: Any) -> None:
+    def _hook(self, match: Match, seat: int, where: str, hook: Hook, arg: Any) -> str | None:
+        """Call a hook; the text of its failure, if it raised (see ``_play_game``)."""
         if hook is None:
-            return
+            return None
         try:
             hook(arg)
-        except Exception as exc:  # as in act: the bot forfeits
-            self._crashed(match, seat, exc)
+        except Exception as exc:  # as in act: reported on the seat's next decision
+            text = failure(where, exc)
+            self._log(match, seat, text)
+            return text
+        except SystemExit as exc:
+            self._exited(match, seat, exc)
+        return None
 
-    def _crashed(self, match: Match, seat: int, exc: Exception) -> None:
+    def _exited(self, match: Match, seat: int, exc: SystemExit) -> None:
+        """The bot asked to end its process (``sys.exit``): as a bot process that exits,
+        it forfeits the game; the same function plays the next one."""
+        text = f"the bot called sys.exit({exc.code!r})"
+        self._log(match, seat, text)
+        match.crash(seat, text)
+
+    def log_path(self, name: str) -> Path:
+        """The log of bot ``name``: what its exceptions printed."""
+        return self.config.out / "logs" / f"{name.replace('/', '_')}.errors.log"
+
+    def _mark(self, match: Match, seat: int) -> None:
+        """Note in the bot's log where this game starts (only once it writes to it)."""
+        self._game_marks[match.names[seat]] = game_marker(match.game.index, seat)
+
+    def _log(self, match: Match, seat: int, text: str) -> None:
+        """Put ``text`` and the exception being handled in the bot's log."""
         name = match.names[seat]
-        log = self.config.out / "logs" / f"{name.replace('/', '_')}.errors.log"
+        log = self.log_path(name)
         log.parent.mkdir(parents=True, exist_ok=True)
         with open(log, "a", encoding="utf-8") as f:
-            f.write(f"game {match.game.index}, seat {seat}:\n{traceback.format_exc()}\n")
-        match.crash(seat, f"{type(exc).__name__}: {exc}")
+            mark = self._game_marks.pop(name, None)
+            if mark:
+                f.write(mark)
+            f.write(f"{text}\n{traceback.format_exc()}")
 
 
 def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,

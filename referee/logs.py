@@ -3,13 +3,16 @@
 Bots write into pipes; one thread (``LogPump``) drains all of them, so a bot that prints
 megabytes never blocks on a full pipe and never slows the referee's event loop. Each
 stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
-line says how much was dropped.
+line says how much was dropped. Lines the referee writes into a log start with
+``[referee]`` (``[referee: ...]`` for the cap), so they cannot be mistaken for the bot's:
+``mark`` notes where each game starts, just before the first thing the bot writes in it.
 """
 
 from __future__ import annotations
 
 import os
 import queue
+import select
 import selectors
 import threading
 from dataclasses import dataclass, field
@@ -19,13 +22,21 @@ from typing import IO
 CHUNK = 1 << 16
 
 
+def game_marker(game: int, seat: int) -> str:
+    """The line that marks in a bot's log where a game starts."""
+    return f"[referee] --- game {game} (seat {seat}) ---\n"
+
+
 @dataclass
-class _Stream:
+class LogStream:
+    """One pipe being copied; ``done`` is set once it has ended and its file is whole."""
+
     pipe: IO[bytes]
     out: IO[bytes]
     left: int
     dropped: int = 0
     done: threading.Event = field(default_factory=threading.Event)
+    mark: bytes = b""  # written before the next bytes the bot writes
 
 
 class LogPump:
@@ -35,7 +46,7 @@ class LogPump:
     >>> folder = Path(tempfile.mkdtemp())
     >>> pump = LogPump(cap_bytes=10)
     >>> p = subprocess.Popen(["echo", "hello, world"], stdout=subprocess.PIPE)
-    >>> done = pump.attach(p.stdout, folder / "out.log"); _ = p.wait(); pump.close()
+    >>> done = pump.attach(p.stdout, folder / "out.log").done; _ = p.wait(); pump.close()
     >>> (folder / "out.log").read_text()
     'hello, wor\\n[referee: 3 more bytes dropped: the log cap is 10 bytes]\\n'
     """
@@ -43,20 +54,26 @@ class LogPump:
     def __init__(self, cap_bytes: int):
         self.cap_bytes = cap_bytes
         self._selector = selectors.DefaultSelector()
-        self._incoming: queue.SimpleQueue[_Stream | None] = queue.SimpleQueue()
+        self._incoming: queue.SimpleQueue[LogStream | tuple[LogStream, str] | None] = \
+            queue.SimpleQueue()
         self._wake_r, self._wake_w = os.pipe()
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
         self._thread.start()
 
-    def attach(self, pipe: IO[bytes], path: Path) -> threading.Event:
-        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``; the
-        event is set once the pipe has reached its end and the file is complete."""
+    def attach(self, pipe: IO[bytes], path: Path) -> LogStream:
+        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``."""
         out = open(path, "ab")  # noqa: SIM115 - closed by the pump thread at EOF
-        stream = _Stream(pipe, out, self.cap_bytes)
+        stream = LogStream(pipe, out, self.cap_bytes)
         self._incoming.put(stream)
         os.write(self._wake_w, b".")
-        return stream.done
+        return stream
+
+    def mark(self, stream: LogStream, line: str) -> None:
+        """Write ``line`` into the stream's file before the next bytes the bot writes
+        (what it wrote before this call comes first, as far as it is in the pipe)."""
+        self._incoming.put((stream, line))
+        os.write(self._wake_w, b".")
 
     def close(self) -> None:
         """Copy what is left in the pipes of processes that have exited, then stop."""
@@ -91,23 +108,34 @@ class LogPump:
             item = self._incoming.get()
             if item is None:
                 stop = True
+            elif isinstance(item, tuple):
+                stream, line = item
+                if not stream.done.is_set():
+                    # What is in the pipe now was written before the mark.
+                    while not stream.done.is_set() and \
+                            select.select([stream.pipe], [], [], 0)[0]:
+                        self._copy(stream)
+                    stream.mark = line.encode()
             else:
                 self._selector.register(item.pipe, selectors.EVENT_READ, item)
         return stop
 
-    def _copy(self, s: _Stream) -> None:
+    def _copy(self, s: LogStream) -> None:
         data = os.read(s.pipe.fileno(), CHUNK)
         if not data:
             self._finish(s)
             return
         keep = data[: s.left]
         if keep:
+            if s.mark:  # the referee's line, not counted against the bot's cap
+                s.out.write(s.mark)
+                s.mark = b""
             s.out.write(keep)
             s.out.flush()
             s.left -= len(keep)
         s.dropped += len(data) - len(keep)
 
-    def _finish(self, s: _Stream) -> None:
+    def _finish(self, s: LogStream) -> None:
         self._selector.unregister(s.pipe)
         if s.dropped:
             s.out.write(f"\n[referee: {s.dropped} more bytes dropped: the log cap is "

@@ -1,14 +1,24 @@
-"""One game in progress under the fault policy.
+"""One game in progress under the fault policy: the one place that policy is decided.
 
-``Match`` is the policy, whatever carries the bots' answers: it asks the engine whose
-turn it is, and turns what a seat answered (an action, garbage, nothing in time, a dead
-bot) into engine calls:
+``Match`` is the policy, whatever carries the bots' answers (bot processes, in one
+referee or several ``--workers``, or functions ``--in-process``): it asks the engine
+whose turn it is, and turns what a seat answered (an action, garbage, its own error
+report, nothing in time, a dead bot) into engine calls:
 
 - a legal action is applied; the seat's run of consecutive faults resets;
-- ``malformed`` (undecodable or wrong schema), ``illegal`` (the engine refused it) and
+- ``malformed`` (undecodable, wrong schema, or an ``error`` reply: the bot's code raised
+  or returned something that is not an action), ``illegal`` (the engine refused it) and
   ``timeout``: the seat loses the round (``engine.fault``);
-- ``crash`` (the process died, or an in-process bot raised), or ``max_faults`` faults in
-  a row: the seat forfeits the game (``engine.forfeit``).
+- ``crash`` (the process died, or an in-process bot called ``sys.exit``), ``max_faults``
+  faults in a row (``faults``), or ``start-failure`` (its bot is given up on, below): the
+  seat forfeits the game (``engine.forfeit``).
+
+What happens to a bot after a forfeit is the same in every mode: it plays its next
+game afresh, always (a new process; in-process, the same function). The only bot that
+is given up on is one whose process cannot start (it exits, is refused, or says no
+hello in time) ``START_ATTEMPTS`` times in a row: each of its later games is forfeited
+at once with ``start-failure``. A run's first start is stricter: a bot that cannot start
+then stops the run before any game (``referee.runner.BotStartError``).
 
 No action is ever substituted for a bot. ``Table`` carries a ``Match`` over the wire:
 it sends the ``act`` requests and keeps the one that is pending; ``referee.inprocess``
@@ -31,6 +41,9 @@ if TYPE_CHECKING:
     from referee.runner import BotInstance
 
 SCHEMA_VERSION = 1
+START_ATTEMPTS = 3  # failed starts in a row after which a bot is given up on
+DETAIL_CHARS = 200  # of a fault's detail in the journal ...
+CRASH_DETAIL_CHARS = 800  # ... and of a crash's, which ends with the bot's last stderr lines
 
 
 @dataclass
@@ -50,9 +63,13 @@ class Match:
     """One scheduled game: engine, clocks, fault streaks and the journal record."""
 
     def __init__(self, game: ScheduledGame, names: Sequence[str], rules: GameRules,
-                 move_ms: int, bank_ms: int, max_faults: int, deals: Deals):
-        """``deals`` turns the game's seed into its engine's (``referee.deals``)."""
+                 move_ms: int, bank_ms: int, max_faults: int, deals: Deals,
+                 logs: Sequence[str] | None = None):
+        """``deals`` turns the game's seed into its engine's and its bots' (``referee.deals``).
+        ``logs``: per seat, the bot's log (relative to the run directory), which each of its
+        faults names."""
         self.game, self.names, self.rules = game, list(names), rules
+        self.logs = list(logs) if logs is not None else None
         self.move_ms, self.max_faults, self.deals = move_ms, max_faults, deals
         self.engine = rules.new_game(len(names), deals.engine_seed(game.seed))
         self.clocks = [SeatClock(bank_ms) for _ in names]
@@ -91,9 +108,16 @@ class Match:
 
     def crash(self, seat: int, detail: str) -> None:
         """``seat``'s bot is gone (or cannot be asked): it forfeits if still in."""
+        self._out(seat, "crash", detail)
+
+    def start_failure(self, seat: int, detail: str) -> None:
+        """``seat``'s bot has been given up on (see the module): it forfeits at once."""
+        self._out(seat, "start-failure", detail)
+
+    def _out(self, seat: int, label: str, detail: str) -> None:
         if self.engine.active[seat] and not self.is_over:
-            self._record(seat, "crash", detail)
-            self._forfeit(seat, "crash")
+            self._record(seat, label, detail)
+            self._forfeit(seat, label)
 
     def _charge(self, seat: int, elapsed_ms: float) -> None:
         clock = self.clocks[seat]
@@ -101,8 +125,12 @@ class Match:
         clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, elapsed_ms - self.move_ms))
 
     def _record(self, seat: int, label: str, detail: str) -> None:
-        self.faults.append({"round": self.engine.round, "seat": seat,
-                            "bot": self.names[seat], "label": label, "detail": detail[:200]})
+        cap = CRASH_DETAIL_CHARS if label == "crash" else DETAIL_CHARS
+        fault = {"round": self.engine.round, "seat": seat, "bot": self.names[seat],
+                 "label": label, "detail": detail[:cap]}
+        if self.logs is not None:
+            fault["log"] = self.logs[seat]
+        self.faults.append(fault)
 
     def _fault(self, seat: int, label: str, detail: str) -> None:
         self._record(seat, label, detail)
@@ -157,7 +185,7 @@ class Table:
                  move_ms: int, bank_ms: int, max_faults: int, deals: Deals):
         self.seats, self.rules = seats, rules
         self.match = Match(game, [i.spec.name for i in seats], rules, move_ms, bank_ms,
-                           max_faults, deals)
+                           max_faults, deals, [i.log for i in seats])
         self.engine = self.match.engine
         # Round results ride on a seat's next ``act`` (or its ``game_end``), which saves
         # a message per seat per round.
@@ -174,17 +202,19 @@ class Table:
         return [self.seats[s] for s in self.match.forfeited]
 
     def start(self) -> None:
-        """Tell every seat the game starts; a seat whose bot is not running (it could not
-        be restarted) forfeits before the first decision."""
+        """Tell every seat the game starts; a seat whose bot is not running (it has been
+        given up on) forfeits before the first decision."""
         m, game = self.match, self.match.game
         for seat, inst in enumerate(self.seats):
             inst.table = self
-            if not inst.ready:
-                m.crash(seat, "could not be restarted")
+            if not inst.ready or inst.process is None:
+                m.start_failure(seat, inst.given_up or "not running")
                 continue
+            inst.process.mark_game(game.index, seat)
             inst.send({"type": "game_start", "game": self.rules.name,
                        "game_id": f"{game.index}", "seat": seat, "players": len(self.seats),
-                       "seed": m.deals.seat_seed(game.seed, seat), "params": self.rules.params,
+                       "seed": m.deals.bot_seed(game.seed, game.seating[seat]),
+                       "params": self.rules.params,
                        "time": {"move_ms": m.move_ms, "bank_ms": m.clocks[seat].bank_ms}})
         self._advance()
 

@@ -24,7 +24,6 @@ a run, since each worker numbers from its own first slot. The runner labels them
 >>> class Fake:
 ...     def __init__(self, spec, slot, generation=0):
 ...         self.spec, self.number = spec, (slot, generation)
-...     def launch(self): pass
 ...     def stop(self, grace_s=0.0): pass
 >>> a = NS(name="a")
 >>> pool = BotPool([[Fake(a, 0)]], Fake, first_slot=0)
@@ -55,8 +54,6 @@ SEEN_KEPT = 1024
 class Instance(Protocol):
     spec: Any
 
-    def launch(self) -> None: ...
-
     def stop(self, grace_s: float = 0.0) -> None: ...
 
 
@@ -77,7 +74,8 @@ class BotPool(Generic[I]):
     def __init__(self, slots: Sequence[Sequence[I]], make: Callable[[Any, int, int], I],
                  first_slot: int):
         """``slots``: one instance per bot (in the run's bot order) for each game slot;
-        ``make(spec, slot, generation)`` a new instance, not started."""
+        ``make(spec, slot, generation)`` a new instance, its process started (the
+        caller's business: it may know the bot cannot start)."""
         self._make, self._first, self._slots = make, first_slot, len(slots)
         self._specs = [instance.spec for instance in slots[0]]
         self._members: list[list[_Member[I]]] = [
@@ -92,7 +90,7 @@ class BotPool(Generic[I]):
 
     def seat(self, game: Any) -> list[I]:
         """The instances, one per seat of ``game`` (its ``seating``, ``seed`` and
-        ``group_size``), now busy until ``release``; a new one is already launched."""
+        ``group_size``), now busy until ``release``."""
         return [self._pick(bot, game.seed, self._slots + game.group_size - 1)
                 for bot in game.seating]
 
@@ -124,7 +122,6 @@ class BotPool(Generic[I]):
         n = self._created[bot]
         self._created[bot] += 1
         instance = self._make(self._specs[bot], self._first + n % self._slots, n // self._slots)
-        instance.launch()
         member = _Member(instance)
         self._members[bot].append(member)
         return member

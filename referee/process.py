@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from referee.logs import LogPump
+from referee.logs import LogPump, game_marker
 from referee.sandbox import Sandbox
 
 
@@ -172,8 +172,13 @@ class BotProcess:
             preexec_fn=limits.apply,
         )
         assert self.popen.stdout is not None and self.popen.stderr is not None
-        logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log")
-        self._stderr_done = logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log")
+        self._logs = logs
+        stderr_log = log_dir / f"{label}.stderr.log"
+        # Where this process's part of the log starts (earlier processes of the slot
+        # wrote before it).
+        self._stderr_from = stderr_log.stat().st_size if stderr_log.exists() else 0
+        self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log"),
+                         logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log"))
         self.stderr_path = log_dir / f"{label}.stderr.log"
 
     @property
@@ -191,17 +196,26 @@ class BotProcess:
         except subprocess.TimeoutExpired:
             return None
 
-    def stderr_tail(self, n_chars: int = 300) -> str:
-        """The last line the bot wrote to stderr (once the process has exited, everything
-        it wrote is waited for)."""
+    def mark_game(self, game: int, seat: int) -> None:
+        """Mark in the bot's logs where game ``game`` starts (``referee.logs``)."""
+        for stream in self._streams:
+            self._logs.mark(stream, game_marker(game, seat))
+
+    def stderr_tail(self, lines: int = 1, n_chars: int = 300) -> str:
+        """The last ``lines`` lines (at most ``n_chars``) this process wrote to stderr,
+        without the referee's own lines (once the process has exited, everything it wrote is
+        waited for)."""
         if self.popen.poll() is not None:
-            self._stderr_done.wait(1.0)
+            self._streams[1].done.wait(1.0)
         try:
-            text = self.stderr_path.read_bytes()[-n_chars:].decode(errors="replace")
+            with open(self.stderr_path, "rb") as f:
+                f.seek(max(self._stderr_from, f.seek(0, os.SEEK_END) - 4 * n_chars))
+                text = f.read().decode(errors="replace")
         except OSError:
             return ""
-        lines = [ln for ln in text.strip().splitlines() if ln.strip()]
-        return lines[-1] if lines else ""
+        kept = [ln for ln in text.strip().splitlines()
+                if ln.strip() and not ln.startswith("[referee")]
+        return "\n".join(kept[-lines:])[-n_chars:]
 
     def kill(self, grace_s: float = 0.0) -> None:
         """End the whole process group (after ``grace_s`` for a clean exit) and reap."""

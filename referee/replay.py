@@ -65,6 +65,10 @@ def _difference(expected: Event, actual: Event) -> str:
                  if a != b]
         return (f"round {expected.round}: the deal differs (seats {seats}); the transcript "
                 "was not produced by this seed")
+    if isinstance(expected, Dealt) and keys == ["opener"]:
+        return (f"round {expected.round} is opened by seat {actual.opener}, not "
+                f"{expected.opener}; journals written before the opener rule after a "
+                "forfeit changed differ here (JOURNAL.md)")
     return "differs in " + ", ".join(keys)
 
 
@@ -115,5 +119,9 @@ def replay(
         except EngineError as exc:
             raise ReplayMismatch(done, expected[done], None, f"the engine refused: {exc}") from None
         if not driven:
-            raise ReplayMismatch(done, expected[done], None,
-                                 "the engine emits this event itself, but did not")
+            event = expected[done]
+            detail = "the engine emits this event itself, but did not"
+            if isinstance(event, Called) and event.automatic:
+                detail = ("an automatic call, but only five A is called automatically; "
+                          "journals written before that fix called every five (JOURNAL.md)")
+            raise ReplayMismatch(done, event, None, detail)

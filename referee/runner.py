@@ -25,7 +25,7 @@ from referee.config import RunConfig
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
-from referee.match import Table
+from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool
 from referee.process import BotProcess, BotSpec
 from referee.sandbox import Sandbox
@@ -36,7 +36,7 @@ POLL_MS = 20
 # A wait that returns this much after its time means the referee itself did not run.
 STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
-MAX_RESTARTS = 5  # per instance; after that its seats forfeit at once
+CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
 _NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
 
 
@@ -59,7 +59,8 @@ class BotCounters:
 
     stale: int = 0         # replies with a seq that is not the one awaited
     unsolicited: int = 0   # messages while no request was open
-    restarts: int = 0
+    restarts: int = 0      # processes started after the run's first
+    start_failures: int = 0  # processes that did not start (exited, refused, no hello)
 
 
 class BotInstance:
@@ -83,6 +84,28 @@ class BotInstance:
         number = f"{self.slot}.{self.generation}" if self.generation else f"{self.slot}"
         return f"{self.spec.name}.{number}".replace("#", "_").replace("/", "_")
 
+    @property
+    def log(self) -> str:
+        """Its stderr log, relative to the run directory."""
+        return f"logs/{self.label}.stderr.log"
+
+    @property
+    def given_up(self) -> str | None:
+        """Why its bot is no longer started, if it is not (``referee.match``)."""
+        return self.runner.given_up.get(self.spec.name)
+
+    def start_failure(self, now: float) -> str | None:
+        """Why its starting process has failed to start (None: it may still make it)."""
+        assert self.process is not None
+        code = self.process.exit_code()
+        if code is None and not self.refused and now <= self.start_deadline:
+            return None
+        why = (f"exited with code {code}" if code is not None else
+               f"was refused: {self.refused}" if self.refused else
+               f"did not connect within {self.runner.config.start_timeout_ms} ms")
+        tail = self.process.stderr_tail()
+        return why + (f": {tail}" if tail else "")
+
     def launch(self) -> None:
         hub = self.runner.hub
         token = hub.new_token(self, self.spec.name)
@@ -90,6 +113,7 @@ class BotInstance:
         self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
                                   cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
         self.ready, self.refused = False, None
+        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def send(self, message: dict[str, Any]) -> int | None:
@@ -106,7 +130,17 @@ class BotInstance:
         code = self.process.wait(0.2)
         if code is None:
             return "not reachable: its connection was dropped"
-        return f"process exited with code {code}"
+        return self.exit_detail(code)
+
+    def exit_detail(self, code: int) -> str:
+        """A crash's detail: the exit code and the last lines of the bot's stderr (ends
+        the process group first, so that nothing it started holds the pipe open)."""
+        process = self.process
+        assert process is not None
+        self.stop()
+        tail = process.stderr_tail(CRASH_TAIL_LINES, 600)
+        return f"process exited with code {code}" + (f"; its stderr ends:\n{tail}" if tail
+                                                      else "")
 
     def stop(self, grace_s: float = 0.0) -> None:
         if self.process is None:
@@ -135,11 +169,11 @@ class Runner(Tournament):
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
+        self.start_streak = {b.name: 0 for b in config.bots}  # failed starts in a row
+        self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
-        self.pool: BotPool[BotInstance] = BotPool(
-            self.slots, lambda spec, slot, generation: BotInstance(spec, slot, self, generation),
-            first_slot)
+        self.pool: BotPool[BotInstance] = BotPool(self.slots, self._new_instance, first_slot)
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
@@ -164,16 +198,9 @@ class Runner(Tournament):
             self._pump(POLL_MS)
             now = time.perf_counter()
             for inst in self.instances:
-                if inst.ready:
-                    continue
-                code = inst.process.exit_code() if inst.process else None
-                if code is not None or inst.refused or now > inst.start_deadline:
-                    why = (f"exited with code {code}" if code is not None else
-                           f"was refused: {inst.refused}" if inst.refused else
-                           f"did not connect within {self.config.start_timeout_ms} ms")
-                    tail = inst.process.stderr_tail() if inst.process else ""
-                    raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}"
-                                        + (f": {tail}" if tail else ""))
+                why = None if inst.ready else inst.start_failure(now)
+                if why is not None:
+                    raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}")
 
     def open(self) -> None:
         self.start_bots()
@@ -231,24 +258,46 @@ class Runner(Tournament):
                 self.starting[s] = None
 
     def _prepare_table(self, slot: int, game: ScheduledGame) -> None:
-        """Relaunch the seated instances that are gone; the table starts once they are
-        ready (or have failed), without holding up the other slots."""
-        seats = self.pool.seat(game)
-        for inst in seats:
-            if inst.process is None and inst.restarts < MAX_RESTARTS:
-                inst.restarts += 1
-                self.counters[inst.spec.name].restarts += 1
-                inst.launch()
-        self.starting[slot] = (game, seats)
+        """The table starts once its seated instances are ready (or given up on),
+        without holding up the other slots."""
+        self.starting[slot] = (game, self.pool.seat(game))
+
+    def _new_instance(self, spec: BotSpec, slot: int, generation: int) -> BotInstance:
+        """A process the pool adds for a deal its others have seen (``referee.pool``):
+        started at once, unless its bot has been given up on."""
+        inst = BotInstance(spec, slot, self, generation)
+        if inst.given_up is None:
+            inst.launch()
+        return inst
+
+    def _relaunch(self, inst: BotInstance) -> None:
+        """A fresh process for an instance whose process is gone (forfeit, crash, or a
+        failed start), unless its bot has been given up on (``referee.match``)."""
+        if inst.given_up is None:
+            inst.restarts += 1
+            self.counters[inst.spec.name].restarts += 1
+            inst.launch()
+
+    def _start_failed(self, inst: BotInstance, why: str) -> None:
+        """Count a failed start; the bot is given up on after START_ATTEMPTS in a row,
+        else it is tried again at once."""
+        name = inst.spec.name
+        inst.stop()
+        self.counters[name].start_failures += 1
+        self.start_streak[name] += 1
+        if self.start_streak[name] >= START_ATTEMPTS:
+            self.given_up[name] = (f"could not be started {START_ATTEMPTS} times in a row; "
+                                   f"the last {why}")
+        self._relaunch(inst)
 
     def _start_table_when_ready(self, slot: int) -> None:
         game, seats = self.starting[slot]
         now = time.perf_counter()
         for inst in seats:
-            if inst.process is not None and not inst.ready and (
-                    inst.process.exit_code() is not None or inst.refused
-                    or now > inst.start_deadline):
-                inst.stop()
+            if inst.process is None:
+                self._relaunch(inst)
+            elif not inst.ready and (why := inst.start_failure(now)) is not None:
+                self._start_failed(inst, why)
         if any(i.process is not None and not i.ready for i in seats):
             return
         self.starting[slot] = None
@@ -277,6 +326,8 @@ class Runner(Tournament):
                 inst.ready, inst.refused = item.error is None, item.error
                 if inst.ready and inst.process is not None:
                     inst.meter = CpuMeter.open(inst.process.pid, self.carriers)
+                    self.start_streak[inst.spec.name] = 0
+                    self.given_up.pop(inst.spec.name, None)
                 continue
             counters = self.counters[inst.spec.name]
             table = inst.table
@@ -300,10 +351,10 @@ class Runner(Tournament):
             elif item.received_at > pending.deadline and table.overdue(item.received_at):
                 counters.stale += 1
                 table.on_timeout(item.received_at)
-            elif reply is not None:
+            elif reply is not None and reply.error is None:
                 table.on_reply(inst, reply.action, item.received_at)
-            else:
-                table.on_bad_message(inst, error, item.received_at)
+            else:  # undecodable, or the bot's own error reply (SPEC.md section 4)
+                table.on_bad_message(inst, reply.error if reply else error, item.received_at)
 
     def _forgive(self, stalled_s: float) -> None:
         """The wait ended ``stalled_s`` after its time: this process did not run (the
@@ -316,14 +367,18 @@ class Runner(Tournament):
                 table.pending.deadline += stalled_s
 
     def _check_liveness(self) -> None:
+        """End the instances whose process has exited (one that is still starting is
+        ``_start_table_when_ready``'s); a seat in a game forfeits it."""
         for inst in self.instances:
-            if inst.process is None or inst.process.exit_code() is None:
+            if inst.process is None or not inst.ready:
                 continue
             code = inst.process.exit_code()
+            if code is None:
+                continue
             table = inst.table
-            inst.stop()
+            detail = inst.exit_detail(code)
             if table is not None:
-                table.on_crash(inst, f"process exited with code {code}")
+                table.on_crash(inst, detail)
 
     def close(self) -> None:
         """End every bot process group (politely first) and the hub."""

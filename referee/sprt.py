@@ -6,19 +6,30 @@ pair scores 0, 1/2 or 1 for the candidate, and the generalised SPRT
 stops scheduling games as soon as the test leaves ``continue`` (games in flight
 finish and are journalled, but do not change the verdict) or when ``max_games`` have
 been scheduled.
+
+The state of the test is a function of the journal: ``sprt.json`` in the run directory
+holds the test's parameters from the start (so that ``referee resume`` can go on with
+it) and its result (verdict, LLR after every pair, W/D/L, Elo estimate), rewritten when
+a session ends, however it ends. A resumed test first feeds itself the journalled games
+in the order they finished, then plays the games that are not in the journal.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from leaderboards.sprt import Sprt
-from referee.config import RunConfig
+from referee.config import ConfigError, RunConfig
+from referee.journal import GAMES_FILE, read_lines
 from referee.runner import Runner
 
 CANDIDATE, BASELINE = 0, 1  # bot indices in the config
+SPRT_FILE = "sprt.json"
+SCHEMA_VERSION = 1
 
 
 @dataclass
@@ -27,9 +38,12 @@ class SprtMatch:
 
     test: Sprt
     candidate: str
+    baseline: str = ""
+    max_games: int = 0
     games: int = 0
     decided_at_pairs: int | None = None
     outcomes: dict[str, int] = field(default_factory=lambda: {"W": 0, "D": 0, "L": 0})
+    history: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, games, LLR
     _halves: dict[int, float] = field(default_factory=dict)
 
     def on_game(self, record: dict[str, Any]) -> None:
@@ -45,15 +59,67 @@ class SprtMatch:
             return
         self.outcomes["WDL"[2 - int(score * 2)]] += 1
         self.test = self.test.add([score])
+        self.history.append((self.test.pairs, self.games, round(self.test.llr, 6)))
         if self.test.status != "continue":
             self.decided_at_pairs = self.test.pairs
 
+    @property
+    def verdict(self) -> str:
+        """``H1``, ``H0``, or ``continue`` (undecided so far: inconclusive once every
+        game has been played)."""
+        return self.test.status if self.decided_at_pairs is not None else "continue"
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``sprt.json`` holds."""
+        t, est = self.test, self.test.elo()
+        lower, upper = t.bounds
+        return {
+            "schema_version": SCHEMA_VERSION, "candidate": self.candidate,
+            "baseline": self.baseline,
+            "test": {"elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta,
+                     "max_games": self.max_games},
+            "verdict": self.verdict, "llr": round(t.llr, 6),
+            "bounds": [round(lower, 6), round(upper, 6)], "pairs": t.pairs,
+            "games": self.games, "decided_at_pairs": self.decided_at_pairs,
+            "outcomes": dict(self.outcomes),
+            "elo": {"elo": round(est.elo, 3), "low": round(est.low, 3),
+                    "high": round(est.high, 3)},
+            "llr_history": [{"pairs": p, "games": g, "llr": llr}
+                            for p, g, llr in self.history],
+        }
+
+    def write(self, run_dir: Path) -> None:
+        path = run_dir / SPRT_FILE
+        tmp = path.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        tmp.replace(path)  # whole or not at all, even under kill -9
+
+
+def load_test(run_dir: Path) -> tuple[Sprt, int]:
+    """The test and ``max_games`` an SPRT run was started with (from ``sprt.json``)."""
+    path = Path(run_dir) / SPRT_FILE
+    try:
+        test = json.loads(path.read_text())["test"]
+        return (Sprt(float(test["elo0"]), float(test["elo1"]), float(test["alpha"]),
+                     float(test["beta"])), int(test["max_games"]))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not the parameters of an SPRT ({exc})") from None
+
 
 def play_sprt(config: RunConfig, test: Sprt, max_games: int,
-              on_update: Callable[[SprtMatch], None] | None = None) -> SprtMatch:
-    """Run the SPRT match; ``config.bots`` is (candidate, baseline), two players, and
-    ``config.format`` is ``sprt``: at most ``max_games`` games (whole pairs)."""
-    match = SprtMatch(test, config.bots[CANDIDATE].name)
+              on_update: Callable[[SprtMatch], None] | None = None,
+              resume: bool = False) -> SprtMatch:
+    """Run the SPRT match, or with ``resume`` go on with the one in ``config.out``;
+    ``config.bots`` is (candidate, baseline), two players, and ``config.format`` is
+    ``sprt``: at most ``max_games`` games (whole pairs)."""
+    match = SprtMatch(test, config.bots[CANDIDATE].name, config.bots[BASELINE].name,
+                      max_games)
+    if resume:
+        for record in read_lines(config.out / GAMES_FILE):  # in the order they finished
+            match.on_game(record)
+    else:
+        config.out.mkdir(parents=True, exist_ok=True)
+    match.write(config.out)
 
     def progress(runner: Runner, record: dict[str, Any]) -> None:
         match.on_game(record)
@@ -62,5 +128,9 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
         if on_update:
             on_update(match)
 
-    Runner(config, progress=progress).run()
+    try:
+        if match.decided_at_pairs is None:
+            Runner(config, progress=progress, resume=resume).run()
+    finally:
+        match.write(config.out)
     return match

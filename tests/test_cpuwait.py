@@ -58,14 +58,26 @@ def test_a_sleeping_process_is_charged_its_wall_time() -> None:
         end(proc)
 
 
+def run_ns(pid: int) -> int:
+    """CPU time the process's main thread has had (the kernel's own count, in ns)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+
+
 def test_a_process_that_waits_for_a_cpu_is_charged_its_cpu_time() -> None:
-    """Two spinners pinned to one CPU: each runs about half the time and waits the
-    other half; it is charged about what it ran, not the wall time."""
+    """Two spinners pinned to one CPU (whatever else runs there): each runs at most about
+    half the time and waits the rest; it is charged what it ran, not the wall time."""
     others = child(SPIN.format(s=30), cpu=0)
     proc = child(SPIN.format(s=30), cpu=0)
     try:
-        meter, charged, wall = measure(proc, 0.4)
-        assert 0.1 * wall < charged < 0.8 * wall
+        meter = CpuMeter.open(proc.pid, ThreadWaits([]))
+        assert meter is not None
+        start, began, ran = meter.sample(), time.perf_counter(), run_ns(proc.pid)
+        time.sleep(0.4)
+        wall = time.perf_counter() - began
+        ran = (run_ns(proc.pid) - ran) / 1e9  # inside the meter's window
+        charged = meter.charged_s(start, wall)
+        assert 0 < ran <= charged < 0.8 * wall
+        assert charged == pytest.approx(ran, abs=0.05)
         assert meter.runnable()
         meter.close()
     finally:
@@ -73,15 +85,25 @@ def test_a_process_that_waits_for_a_cpu_is_charged_its_cpu_time() -> None:
 
 
 def test_cpu_time_is_charged_however_long_the_waits() -> None:
-    """A process that computes on an idle CPU: charged its wall time, which is its CPU
-    time; its threads' waits cannot bring the charge below the CPU it used."""
+    """A process that computes is charged at least the CPU time it used, however long
+    it waited for a CPU (on an idle machine that is its wall time), and no more than
+    the wall time; once it has used its budget in CPU time it gets no grace."""
     proc = child(SPIN.format(s=30))
     try:
-        meter, charged, wall = measure(proc, 0.3)
-        assert charged >= 0.8 * wall
-        start = meter.sample()
-        time.sleep(0.1)
-        assert meter.grace_s(start, 0.1, 0.05) == 0.0  # used its budget in CPU time
+        meter = CpuMeter.open(proc.pid, ThreadWaits([]))
+        assert meter is not None
+        start, began, ran = meter.sample(), time.perf_counter(), run_ns(proc.pid)
+        time.sleep(0.3)
+        wall = time.perf_counter() - began
+        ran = (run_ns(proc.pid) - ran) / 1e9
+        charged = meter.charged_s(start, wall)
+        assert 0 < ran <= charged <= wall + 0.01
+        start, began = meter.sample(), time.perf_counter()
+        deadline = began + 30
+        while (meter.sample().used_ns - start.used_ns) / 1e9 < 0.06:  # past its budget
+            assert time.perf_counter() < deadline, "the spinner does not get a CPU"
+            time.sleep(0.01)
+        assert meter.grace_s(start, time.perf_counter() - began, 0.05) == 0.0
         meter.close()
     finally:
         end(proc)
@@ -89,16 +111,22 @@ def test_cpu_time_is_charged_however_long_the_waits() -> None:
 
 def test_a_bot_that_started_a_process_since_its_meter_gets_no_grace() -> None:
     """Its new process's CPU time cannot be counted, so it is charged wall time."""
-    code = ("import subprocess, sys, time\ntime.sleep(0.4)\n"
+    code = ("import subprocess, sys, time\nsys.stdin.readline()\n"
             "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(30)'])\n"
             "time.sleep(30)")
-    proc = child(code)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE,
+                            start_new_session=True)
     try:
         meter = CpuMeter.open(proc.pid, ThreadWaits([]))
         assert meter is not None
         start, began = meter.sample(), time.perf_counter()
         assert meter.grace_s(start, 0.0, 1.0) > 0.0  # nothing spent yet
-        time.sleep(0.6)
+        proc.stdin.write(b"go\n")  # now it starts a process
+        proc.stdin.flush()
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+        while not children.read_text().split() or time.perf_counter() - began < 0.6:
+            assert time.perf_counter() - began < 30, "no child process"
+            time.sleep(0.01)
         wall = time.perf_counter() - began
         assert meter.charged_s(start, wall) == wall
         assert meter.grace_s(start, wall, 0.5) == 0.0

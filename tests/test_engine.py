@@ -411,7 +411,7 @@ def test_fault_label_rules() -> None:
     assert snapshot(game) == before
 
 
-def test_forfeit_abandons_the_round_and_places_the_seat_last() -> None:
+def test_forfeit_ends_the_round_and_places_the_seat_last() -> None:
     game = PolishPoker("official", 4, seed=17)
     game.fault(3, "timeout")  # seat 3 holds 2 cards
     play(game, "pair 9", "pair T")  # round 2, opened by seat 1
@@ -420,8 +420,8 @@ def test_forfeit_abandons_the_round_and_places_the_seat_last() -> None:
     assert isinstance(new[1], Dealt) and new[1].round == 3
     assert game.counts == (1, 0, 1, 2)  # nobody else charged
     assert game.opener == 2 and game.current_seat == 2  # the opener left: the next opens
-    game.forfeit(0, "crash")  # not the seat to act; same opener deals again
-    assert game.opener == 2 and game.round == 4
+    game.forfeit(0, "crash")  # not the seat to act: a lost round all the same, rotation
+    assert game.opener == 3 and game.round == 4
     with pytest.raises(UsageError):
         game.forfeit(1, "crash")  # already out
     game.forfeit(2, "crash")

@@ -66,9 +66,13 @@ def test_in_process_and_bot_processes_play_the_same_games(tmp_path: Path) -> Non
 def test_faults_are_labelled_as_for_bot_processes(tmp_path: Path) -> None:
     calls: Counter[str] = Counter()
 
-    def crasher(view: View) -> Any:
-        calls["crash"] += 1
+    def raiser(view: View) -> Any:
+        calls["raise"] += 1
         raise RuntimeError("boom")
+
+    def exiter(view: View) -> Any:
+        calls["exit"] += 1
+        sys.exit(7)
 
     def garbage(view: View) -> Any:
         return {"kind": "nonsense"}
@@ -81,19 +85,28 @@ def test_faults_are_labelled_as_for_bot_processes(tmp_path: Path) -> None:
         time.sleep(0.06)
         return caller.act(view)
 
-    for name, bot, label in [("crasher", crasher, "crash"), ("garbage", garbage, "malformed"),
+    for name, bot, label in [("raiser", raiser, "malformed"), ("exiter", exiter, "crash"),
+                             ("garbage", garbage, "malformed"),
                              ("illegal", illegal, "illegal"), ("slow", slow, "timeout")]:
         out = tmp_path / name
         play_local({name: bot, "caller": caller}, games=4, seed=2, out=out, move_ms=50,
                    bank_ms=0, duplicate=False)
-        labels, forfeits, _ = check_run(out, name, 4)
+        labels, forfeits, entries = check_run(out, name, 4)
         assert set(labels) == {label}, (name, labels)
         if label == "crash":
             assert forfeits == Counter({"forfeit:crash": 4})
-            assert "RuntimeError: boom" in (out / "logs" / "crasher.errors.log").read_text()
+            assert all(f["detail"] == "the bot called sys.exit(7)" for f in entries)
         else:
             assert sum(forfeits.values()) == 4  # three faults in a row: forfeit
-    assert calls["crash"] == 4  # the same function played every game
+    log = (tmp_path / "raiser" / "logs" / "raiser.errors.log").read_text()
+    assert "RuntimeError: boom" in log and "Traceback" in log
+    assert log.startswith("[referee] --- game 0 (seat ")
+    assert log.count("[referee] --- game ") == 4  # one line per game, before its errors
+    assert calls["raise"] == 3 * 4  # the round is lost, the game goes on
+    assert calls["exit"] == 4  # the same function played every game
+    garbage_details = {f["detail"] for f in read_games(tmp_path / "garbage")[0]["faults"]}
+    assert garbage_details == {"act returned {'kind': 'nonsense'}, which is not an action: "
+                               "not a declaration: {'kind': 'nonsense'}"}
 
 
 def test_hooks_get_what_the_sdk_gives(tmp_path: Path) -> None:
@@ -133,3 +146,18 @@ def test_cli_in_process_wants_sdk_bots(tmp_path: Path) -> None:
 def test_play_local_refuses_what_is_not_a_bot(tmp_path: Path, bad: Any) -> None:
     with pytest.raises(TypeError, match="act"):
         play_local({"bad": bad, "caller": caller}, games=1, out=tmp_path / "run")
+
+
+def test_two_copies_of_a_bot_do_not_mirror_each_other(tmp_path: Path) -> None:
+    """In a duplicate pair the seats swap; the shared generator is seeded from who sits
+    where, so the second game is not the first one replayed (every pair a draw)."""
+    records = play_local({"a": random_bot, "b": random_bot}, games=40, seed=9,
+                         out=tmp_path / "run")
+    pairs: dict[int, list[str]] = {}
+    for r in records:
+        pairs.setdefault(r["group"], []).append(r["order"][0])
+    decisive = [winners for winners in pairs.values() if winners[0] == winners[1]]
+    assert 0 < len(decisive) < len(pairs), pairs
+    again = play_local({"a": random_bot, "b": random_bot}, games=40, seed=9,
+                       out=tmp_path / "again")
+    assert [r["order"] for r in again] == [r["order"] for r in records]  # per seed

@@ -99,7 +99,7 @@ class PolishPokerRules:
         return None
 
     def round_results(self, events: Sequence[Any], start: int) -> list[dict[str, Any]]:
-        """One result per round that ended in ``events[start:]`` (lost, or abandoned by
+        """One result per round that ended in ``events[start:]`` (lost by a call, a fault or
         a forfeit), with every hand of that round revealed."""
         if start >= len(events):
             return []

@@ -1,4 +1,6 @@
-"""The Polish Poker rules engine, rulesets ``official`` and ``polacco`` (see RULES.md).
+"""The Polish Poker rules engine, rulesets ``official`` and ``polacco``.
+
+The rules it plays are written in ``protocol/rules/official.md`` and ``polacco.md``.
 
 A pure, deterministic state machine: no I/O, no clock. Every state change is an event,
 and ``events`` is the game's transcript; ``referee.replay`` rebuilds a game from it.
@@ -34,11 +36,14 @@ Decisions where the rulebook is silent (documented here and tested):
 - ``counts`` of an eliminated seat is 0, as in ``Dealt``.
 - A fault (``fault``) is a lost round like any other: penalty card or elimination, and
   the usual opener rule (in ``polacco`` the faulting seat opens next if still in).
-- A forfeit (``forfeit``) abandons the round; nobody else is charged. The next deal is a
-  new round (next round number, so a new draw) opened by the abandoned round's opener,
-  or by the next active seat after them if the opener is the one who left, in both
-  rulesets: an abandoned round is not a played round, so ``official`` rotation does not
-  advance.
+- A forfeit (``forfeit``) ends the round at once as a played round lost by the
+  forfeiting seat (the rulebook): nobody else is charged, and the next round (next round
+  number, so a new draw) is opened as after any lost round: in ``official`` the next
+  active seat after this round's opener, in ``polacco`` the next active seat after the
+  forfeiting one. The transcript shows it as the seat's ``Eliminated`` event with reason
+  ``forfeit:<label>`` (no ``RoundLost`` event).
+- Only ``five A`` is called automatically (``official``): after ``five X`` for a lower X
+  the next seat may raise to a higher five or call, like after any declaration.
 - An eliminated seat's place is the number of players in just before it went out.
 - After the game ends, ``hand``, ``community`` and ``history`` keep the final round's
   state; ``current_seat`` is None.
@@ -97,6 +102,7 @@ _POLACCO_CAP = {3: 5, 4: 5, 5: 4, 6: 3, 7: 3, 8: 3}
 # Round-loss reasons the engine itself gives; a fault label may not reuse them.
 RESOLUTION_REASONS = ("bluff", "wrong-call")
 FORFEIT_PREFIX = "forfeit:"
+_ACE = 14
 
 
 # ---------------------------------------------------------------------------- errors
@@ -656,8 +662,9 @@ class PolishPoker:
         self._history += ((actor, decl),)
         self._events.append(_declared(self._round, actor, decl))
         nxt = self._next_seat[actor]
-        if decl.category == "five" and self.ruleset == "official":
-            # Five aces: the next player is deemed to call at once.
+        if decl.category == "five" and decl.ranks[0] == _ACE:
+            # Five aces (official only has fives): the next player is deemed to call at
+            # once. A lower five can still be raised, so it is answered like any other.
             self._events.append(_called(self._round, nxt, True))
             self._resolve(nxt)
         else:
@@ -677,7 +684,8 @@ class PolishPoker:
         return self._events[start:]
 
     def forfeit(self, seat: int, label: str) -> list[Event]:
-        """``seat`` is eliminated at once, below everyone still in; the round is abandoned."""
+        """``seat`` is eliminated at once, below everyone still in; the round ends as a
+        round lost by ``seat`` (the next opener follows the ruleset's rule)."""
         if self._current is None:
             raise GameAlreadyOver("the game is over; no one can forfeit")
         self._check_active(seat)
@@ -685,13 +693,7 @@ class PolishPoker:
             raise UsageError(f"a forfeit label is a non-empty text, got {label!r}")
         start = len(self._events)
         self._eliminate(seat, FORFEIT_PREFIX + label)
-        if self._in >= 2:
-            # Abandoned round: the same opener starts the new deal (see module docs).
-            if not self._active[self._opener]:
-                self._opener = self._next_seat[self._opener]
-            self._deal()
-        else:
-            self._finish()
+        self._next_round(seat)
         return self._events[start:]
 
     def set_hands(
@@ -802,13 +804,18 @@ class PolishPoker:
             counts = list(self._counts)
             counts[seat] += 1
             self._counts = tuple(counts)
+        self._next_round(seat)
+
+    def _next_round(self, loser: int) -> None:
+        """After a round lost by ``loser`` (by a call, a fault or a forfeit; it may be out
+        now): end the game, or deal the next round to the next opener."""
         if self._in < 2:
             self._finish()
             return
         if self.ruleset == "official":
             self._opener = self._next_seat[self._opener]
         else:
-            self._opener = seat if self._active[seat] else self._next_seat[seat]
+            self._opener = loser if self._active[loser] else self._next_seat[loser]
         self._deal()
 
     def _eliminate(self, seat: int, reason: str) -> None:

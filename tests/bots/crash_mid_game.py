@@ -2,7 +2,8 @@
 
 Call when there is something to call, else open with the weakest declaration. On the
 3rd decision of the process it first starts a child process that would sleep for ten
-minutes (its command line names this file), then calls ``os._exit(1)``. The referee
+minutes (its command line names this file), says why on stderr, then calls
+``os._exit(1)``. The referee
 forfeits it (fault ``crash``), ends its whole process group (the orphaned child too),
 and starts a fresh process for its next game, which dies the same way.
 """
@@ -21,6 +22,7 @@ def act(view):
     decisions += 1
     if decisions == 3:
         subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", __file__])
+        print("crash_mid_game: third decision, goodbye", file=sys.stderr, flush=True)
         os._exit(1)
     if view.can_call:
         return "call"

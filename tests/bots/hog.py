@@ -1,7 +1,8 @@
 """Plays like caller, but on its first decision of a game tries to hold 3 GiB of memory.
 
-Under the referee's address-space limit the allocation fails (MemoryError), the bot
-dies, and it forfeits that game; without a limit it would take the machine's memory.
+Under the referee's address-space limit the allocation fails (MemoryError), which the
+SDK reports as a malformed action (the bot loses the round); without a limit it would
+take the machine's memory.
 """
 
 from evaluator import declarations

@@ -8,7 +8,7 @@ At each game start it looks for what the deals could follow from, wherever a bot
   which it rebuilds the schedule as the CLI would;
 - ``journal``: every seed in the run's ``games.jsonl`` and ``transcripts.jsonl``;
 - ``environment``: every integer in its own environment and its ancestors';
-- ``seat seed``: the seed it is sent in ``game_start``;
+- ``bot seed``: the seed it is sent in ``game_start``;
 - ``secret``: the run's ``secret.key`` (with the seeds above);
 - ``transcripts``: the cards dealt in games already journalled (a repeated deal).
 
@@ -173,7 +173,7 @@ def look(info):
     for text in environments():
         for number in re.findall(r"(?<![\w.])-?\d{4,40}(?![\w.])", text):
             seeds.setdefault("environment", set()).add(int(number))
-    seeds["seat seed"] = {info.seed}
+    seeds["bot seed"] = {info.seed}
     for source, found in seeds.items():
         FOUND[source] = sorted(found)[:2000]
     if keys:

@@ -50,7 +50,7 @@ from referee.verify import verify_run  # noqa: E402
 
 HOSTILE = Path(__file__).resolve().parent
 GAMES = ["--games", "12", "--move-time", "5s", "--time-bank", "20s", "--sandbox", "none"]
-SEED_SOURCES = ("config", "cmdline", "journal", "environment", "seat seed")
+SEED_SOURCES = ("config", "cmdline", "journal", "environment", "bot seed")
 VERDICT = re.compile(r"^game (\d+) round (\d+) (.+): (predicted|missed)$")
 
 
@@ -113,7 +113,7 @@ def test_with_a_research_seed_the_thief_computes_every_deal(tmp_path: Path) -> N
     found = verdicts(out)
     for source in ("config", "cmdline"):
         assert found[source]["predicted"] > 20 and found[source]["missed"] == 0, found
-    assert found["seat seed"]["predicted"] == 0  # the seat's seed is not the deal's
+    assert found["bot seed"]["predicted"] == 0  # the bot's seed is not the deal's
     assert "secret" not in found and not (out / SECRET_FILE).exists()
     assert verify_run(out).games == 12
     assert_nothing_left(tmp_path)
@@ -131,7 +131,7 @@ def test_with_a_secret_no_seed_the_bot_can_find_gives_a_card(tmp_path: Path,
     out = run(tmp_path, thief_bots(tmp_path), *extra, *GAMES)
     found = verdicts(out)
     present = [s for s in SEED_SOURCES if s in found]
-    assert {"config", "journal", "seat seed"} <= set(present), found
+    assert {"config", "journal", "bot seed"} <= set(present), found
     if given == "given":
         assert "cmdline" in present  # the --seed it read there does not help either
     for source in present:
@@ -152,9 +152,9 @@ def test_a_sandboxed_thief_finds_nothing_to_deal_from(tmp_path: Path) -> None:
                         ignore=shutil.ignore_patterns("__pycache__"))
     out = run(tmp_path, bots, *GAMES[:-2], "--sandbox", "bwrap")
     found = verdicts(out)
-    assert found.get("seat seed", Counter())["missed"] > 20, found
+    assert found.get("bot seed", Counter())["missed"] > 20, found
     assert all(c["predicted"] == 0 for c in found.values()), found
-    assert set(found) <= {"seat seed", "environment"}, found
+    assert set(found) <= {"bot seed", "environment"}, found
     assert verify_run(out).games == 12
     assert_nothing_left(tmp_path)
 
