@@ -104,8 +104,10 @@ def test_no_process_meets_a_deal_twice_across_a_resume(tmp_path: Path) -> None:
     while not (journal.exists() and journal.read_text().count("\n") >= 9):
         assert proc.poll() is None
         time.sleep(0.01)
-    os.kill(proc.pid, signal.SIGKILL)  # in the middle of a group
-    proc.wait()
+    # Ctrl-C in the middle of a group (a kill -9 would also lose the log lines the
+    # referee had not copied yet, which this test reads).
+    os.kill(proc.pid, signal.SIGINT)
+    assert proc.wait(timeout=60) == 130
     assert_nothing_left(tmp_path)
     res = referee("resume", str(out), cwd=tmp_path, timeout=300)
     assert res.returncode == 0, res.stderr
