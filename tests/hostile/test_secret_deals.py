@@ -39,8 +39,8 @@ from harness import (  # noqa: E402
     referee,
 )
 
-import referee.sandbox  # noqa: E402
 from bots import caller, random_bot  # noqa: E402
+from referee import sandbox  # noqa: E402
 from referee.deals import SECRET_FILE, Deals  # noqa: E402
 from referee.games.polish import PolishPoker  # noqa: E402
 from referee.inprocess import LocalBot, LocalRunner  # noqa: E402
@@ -145,7 +145,7 @@ def test_with_a_secret_no_seed_the_bot_can_find_gives_a_card(tmp_path: Path,
 # The sandbox of issue 11 item 2 (bots in an empty root of their own, run directories
 # masked, each bot its own uid) is what keeps a sandboxed bot from the run directory; the
 # older one bound all of / read-only and left the bot root, so it read secret.key.
-SANDBOX_HIDES_RUNS = hasattr(referee.sandbox, "masks")
+SANDBOX_HIDES_RUNS = hasattr(sandbox, "masks")
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
