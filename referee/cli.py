@@ -48,9 +48,15 @@ from referee.deals import SecretError, new_run_seed, new_secret, read_secret_fil
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
-from referee.process import BotFileError, BotLimits, resolve_bots
+from referee.process import (
+    BotFileError,
+    BotLimits,
+    closed_to_others,
+    describe_isolation,
+    resolve_bots,
+)
 from referee.runner import BotStartError, Runner
-from referee.sandbox import Sandbox, SandboxError
+from referee.sandbox import SandboxError, resolve
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
@@ -105,35 +111,45 @@ StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and 
 OutOpt = Annotated[Path | None, typer.Option(
     help="Run directory (default: a new one under runs/).")]
 MemoryOpt = Annotated[str, typer.Option(
-    help="Address space per bot process, e.g. 2G (0: no limit).")]
+    help="Memory per bot, e.g. 2G (0: no limit): its whole process tree where a cgroup can be "
+         "made (the run's first lines say), else the address space of each process.")]
 CpuOpt = Annotated[str, typer.Option(
     help="CPU time per bot process over its life, e.g. 10m (0: no limit).")]
 ProcsOpt = Annotated[int, typer.Option(
-    help="RLIMIT_NPROC for bot processes (per user; not applied to root; 0: no limit).")]
+    help="Tasks of each bot's process tree in its cgroup (0: 1024); also RLIMIT_NPROC (per "
+         "user; not applied to root; 0: none).")]
 FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
 RunAsOpt = Annotated[str | None, typer.Option(
-    help="Run bots as this user (the referee must be root), e.g. nobody; with "
-         "--limit-procs this is what stops a fork bomb.")]
+    help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
+         "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
-    help="none (trusted bots) or bwrap (bubblewrap: no network, read-only system, one "
-         "writable directory per bot).")]
+    help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
+         "its files, no network, no other process) or none (trusted bots).")]
+DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None) -> BotLimits:
+                run_as: str | None, disk: str = "64M") -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=parse_size(memory) >> 20, cpu_s=parse_duration(cpu) // 1000,
-                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as)
+                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
+                       disk_mb=parse_size(disk) >> 20)
+    if limits.disk_mb < 1:
+        raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
         if os.geteuid() != 0:
             raise ConfigError("--run-as needs the referee to run as root")
         try:
+            limits.uid_base(False)
             limits.user_ids()
         except KeyError:
-            raise ConfigError(f"--run-as: no user named {run_as!r}") from None
+            raise ConfigError(f"--run-as: no user named {run_as!r} (for a uid of its own per "
+                              "bot, write uid-range:BASE)") from None
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
     return limits
 
 
@@ -148,8 +164,12 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
-    if not in_process:
-        Sandbox(sandbox).check()
+    sandbox = "none" if in_process else resolve(sandbox)[0]
+    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
+    closed = closed_to_others(Path(sys.executable)) if hosted else None
+    if sandbox == "none" and limits.run_as is not None and not in_process and closed:
+        raise ConfigError(f"--run-as: other users cannot run this Python ({closed} is closed "
+                          "to them); install it where they can, or use --sandbox bwrap")
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:
@@ -250,14 +270,15 @@ def run(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
@@ -282,7 +303,9 @@ def resume(
             test, max_games = load_test(run_dir)
             raise typer.Exit(run_sprt(config, test, max_games, resume=True))
         local = load_local_bots(config.bots) if config.in_process else None
-    except (ConfigError, SecretError, BotFileError) as exc:
+        if local is None and config.sandbox != "none":
+            resolve(config.sandbox)  # the run's sandbox must still work here
+    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, resume=True))
 
@@ -432,6 +455,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
                   f"{', in-process' if local is not None else ''}"
                   f"{f', {config.workers} workers' if config.workers > 1 else ''})",
                   highlight=False)
+    if local is None:
+        console.print(describe_isolation(config.sandbox, config.limits), highlight=False)
     board = LiveBoard(config, total, 0)
     runner.progress = board.on_game
 
@@ -554,8 +579,9 @@ def sprt(
     limit_procs: ProcsOpt = 0,
     limit_files: FilesOpt = 256,
     log_cap: LogCapOpt = "1M",
-    sandbox: SandboxOpt = "none",
+    sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -572,7 +598,7 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as)
+                             run_as, limit_disk)
         config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,

@@ -4,8 +4,9 @@ A ``.py`` file is hosted through the SDK with the referee's own interpreter
 (``python -m protocol.host FILE``), unless it is executable and starts with a ``#!``
 line; that, and any other executable file, is started as it is.
 Each process is the leader of its own session and process group, so ending the group
-ends whatever it spawned; what left the group (``setsid``) is found by the bot's token
-in its environment and ended too.
+ends whatever it spawned. Where the machine allows, each also has a cgroup of its own
+(``referee.cgroup``): what left the group (``setsid``) is ended through it; without one,
+it is found by the bot's token in its environment.
 """
 
 from __future__ import annotations
@@ -15,56 +16,121 @@ import hashlib
 import os
 import pwd
 import resource
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump, game_marker
-from referee.sandbox import Sandbox
+from referee.sandbox import Plan, Sandbox, bwrap_problem
+
+UID_BASE = 2_000_000_000  # first uid of sandboxed bots of a root referee (no passwd entry)
+UID_RANGE = "uid-range:"
 
 
 @dataclass(frozen=True)
 class BotLimits:
-    """What each bot process may use (setrlimit), and how much of its output is kept.
+    """What each bot process may use (setrlimit, and its cgroup where the machine has
+    one), and how much of its output is kept.
 
-    0 means no limit. The process limit (RLIMIT_NPROC) counts every process and thread
-    of the user, not of the bot, and the kernel does not apply it to root: it is off by
-    default and meant for bots run as a user of their own (``run_as``), which is what
-    stops a fork bomb.
+    0 means no limit. ``memory_mb`` caps a bot's whole process tree together where a
+    cgroup can be made (``referee.cgroup``), else each process's address space. The
+    process limit (RLIMIT_NPROC) counts every process and thread of the user, not of the
+    bot, and the kernel does not apply it to root; in a cgroup, ``procs`` (or
+    ``cgroup.DEFAULT_TASKS`` when 0) caps the tasks of the bot's tree. ``disk_mb`` is the
+    size of a sandboxed bot's private ``/tmp``.
+
+    ``run_as``: ``uid-range:BASE`` runs bot instance ``n`` (slot by slot, bot by bot) as
+    uid and gid ``BASE + n``, each bot its own user; a user name runs every bot as that
+    one user. Both need a root referee; a root referee's sandboxed bots get
+    ``uid-range:2000000000`` unless told otherwise.
     """
 
-    memory_mb: int = 2048      # address space
+    memory_mb: int = 2048      # the whole tree (cgroup) or address space per process
     cpu_s: int = 0             # CPU seconds over the process's whole life
-    procs: int = 0             # processes and threads of the user
+    procs: int = 0             # processes and threads of the user (of the tree in a cgroup)
     files: int = 256           # open file descriptors
     log_bytes: int = 1 << 20   # kept per stream (stdout, stderr) per process
-    run_as: str | None = None  # a user to run bots as (the referee must be root)
+    run_as: str | None = None  # uid-range:BASE, or a user (the referee must be root)
+    disk_mb: int = 64          # a sandboxed bot's private /tmp
 
     def user_ids(self) -> tuple[int, int] | None:
-        """(uid, gid) of ``run_as``; KeyError if there is no such user."""
-        if self.run_as is None:
+        """(uid, gid) of a ``run_as`` user name; None for none or a uid range; KeyError if
+        there is no such user."""
+        if self.run_as is None or self.run_as.startswith(UID_RANGE):
             return None
         entry = pwd.getpwnam(self.run_as)
         return entry.pw_uid, entry.pw_gid
 
-    def apply(self) -> None:
-        """In the child before exec: set the limits, become ``run_as``, and ask for
-        SIGKILL if the referee dies (Linux; after the user change, which clears it), so
-        that even a ``kill -9`` of the referee leaves no bot behind."""
-        for res, value in ((resource.RLIMIT_AS, self.memory_mb << 20),
+    def uid_base(self, sandboxed: bool) -> int | None:
+        """The first uid of a range of bot users, or None; ValueError for a bad range."""
+        if self.run_as is None:
+            return UID_BASE if sandboxed and os.geteuid() == 0 else None
+        if not self.run_as.startswith(UID_RANGE):
+            return None
+        text = self.run_as.removeprefix(UID_RANGE)
+        if not text.isdigit() or not 1000 <= int(text) < 2**31:
+            raise ValueError(f"--run-as {self.run_as}: write uid-range:BASE with a base uid "
+                             "from 1000 to 2147483647")
+        return int(text)
+
+    def ids_for(self, instance: int, sandboxed: bool) -> tuple[int, int] | None:
+        """(uid, gid) that bot instance number ``instance`` runs as; None: the referee's."""
+        base = self.uid_base(sandboxed)
+        if base is not None:
+            return base + instance, base + instance
+        return self.user_ids()
+
+    def apply(self, address_space: bool = True) -> None:
+        """In the child before exec: set the rlimits (the address space too unless a
+        cgroup caps the memory)."""
+        for res, value in ((resource.RLIMIT_AS, (self.memory_mb << 20) * address_space),
                            (resource.RLIMIT_CPU, self.cpu_s),
                            (resource.RLIMIT_NPROC, self.procs),
                            (resource.RLIMIT_NOFILE, self.files)):
             if value:
                 resource.setrlimit(res, (value, value))
-        ids = self.user_ids()
-        if ids is not None:
-            os.setgroups([])
-            os.setgid(ids[1])
-            os.setuid(ids[0])
-        die_with_parent()
+
+
+def closed_to_others(path: Path) -> Path | None:
+    """The first directory on the way to ``path`` (symbolic links followed) that other
+    users cannot search, or None if they can reach it."""
+    for d in reversed(path.resolve().parents):
+        if not d.stat().st_mode & 0o001:
+            return d
+    return None
+
+
+def become(ids: tuple[int, int]) -> None:
+    """Become uid and gid ``ids`` with no supplementary groups (in the child, as root)."""
+    os.setgroups([])
+    os.setgid(ids[1])
+    os.setuid(ids[0])
+
+
+def describe_isolation(sandbox: str, limits: BotLimits) -> str:
+    """The one line a run prints at its start: how its bots are confined."""
+    if sandbox == "none":
+        problem = bwrap_problem()
+        what = ("sandbox: none, bots are trusted"
+                + (f" (bwrap not usable: {problem})" if problem else " (--sandbox none)"))
+    elif os.geteuid() == 0:
+        what = (f"sandbox: bwrap, {limits.disk_mb}M private /tmp, no network, each bot as "
+                f"uid {limits.uid_base(True)}+n")
+    else:
+        what = (f"sandbox: bwrap, {limits.disk_mb}M private /tmp, no network, bots in a user "
+                f"namespace as uid {os.geteuid()}")
+    if sandbox == "none" and limits.run_as is not None:
+        base = limits.uid_base(False)
+        what += (f"; each bot as uid {base}+n" if base is not None
+                 else f"; every bot as user {limits.run_as}")
+    memory = (f"memory {limits.memory_mb}M per bot: {detect().describe()}" if limits.memory_mb
+              else "memory: no limit")
+    return f"{what}; {memory}"
 
 
 _PR_SET_PDEATHSIG = 1
@@ -151,26 +217,48 @@ class BotProcess:
     """One running instance of a bot, with its own secret token."""
 
     def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
-                 limits: BotLimits, logs: LogPump, sandbox: Sandbox):
-        """Start the bot; with a sandbox, its writable directory is
-        ``log_dir/../sandbox/<label>``."""
+                 limits: BotLimits, logs: LogPump, sandbox: Sandbox, *, instance: int = 0,
+                 hide: tuple[Path, ...] = (), cgroups: RunCgroups | None = None):
+        """Start the bot as instance number ``instance`` of the run (its uid, if bots get
+        their own); ``hide``: other bots' files, masked in its sandbox; ``cgroups``: the
+        run's, where it gets a cgroup of its own."""
         self.spec = spec
         self._token = token
+        self._cgroups = cgroups
+        self._scratch: str | None = None
         log_dir.mkdir(parents=True, exist_ok=True)
-        workdir = (log_dir.parent / "sandbox" / label).resolve()
-        if sandbox.kind != "none":
-            workdir.mkdir(parents=True, exist_ok=True)
-            ids = limits.user_ids()
-            if ids is not None:
-                os.chown(workdir, *ids)
-        env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
-               "PYTHONUNBUFFERED": "1", **sandbox.env(workdir)}
-        self.popen = subprocess.Popen(
-            sandbox.wrap(spec.command, workdir, endpoint), env=env, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
-            preexec_fn=limits.apply,
-        )
+        sandboxed = sandbox.kind != "none"
+        ids = limits.ids_for(instance, sandboxed)
+        self.cgroup = None if cgroups is None else cgroups.bot(
+            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS)
+        if sandboxed:
+            plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
+                        None if ids is None else ids[0], hide, token)
+            command, env = sandbox.wrap(spec.command, plan), plan.env()
+        elif ids is not None:
+            command, env = spec.command, self._own_user_env(endpoint, token, ids)
+        else:
+            command = spec.command
+            env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
+                   "PYTHONUNBUFFERED": "1"}
+        cgroup = self.cgroup
+
+        def preexec() -> None:
+            if cgroup is not None:
+                cgroup.join()
+            limits.apply(address_space=cgroup is None or not limits.memory_mb)
+            if ids is not None and not sandboxed:  # the sandbox drops to the uid itself
+                become(ids)
+            die_with_parent()  # after the user change, which clears it
+
+        try:
+            self.popen = subprocess.Popen(
+                command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
+                preexec_fn=preexec)
+        except BaseException:
+            self._release()
+            raise
         assert self.popen.stdout is not None and self.popen.stderr is not None
         self._logs = logs
         stderr_log = log_dir / f"{label}.stderr.log"
@@ -180,6 +268,16 @@ class BotProcess:
         self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log"),
                          logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log"))
         self.stderr_path = log_dir / f"{label}.stderr.log"
+
+    def _own_user_env(self, endpoint: str, token: str, ids: tuple[int, int]) -> dict[str, str]:
+        """The environment of an unsandboxed bot run as a user of its own: nothing of the
+        referee's but PATH and LANG, and a private HOME (removed when it ends)."""
+        self._scratch = tempfile.mkdtemp(prefix="referee-bot-")
+        os.chown(self._scratch, *ids)
+        return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": self._scratch,
+                "TMPDIR": self._scratch, "NUMBA_CACHE_DIR": f"{self._scratch}/.numba",
+                "PYTHONUNBUFFERED": "1", "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token}
 
     @property
     def pid(self) -> int:
@@ -229,7 +327,17 @@ class BotProcess:
         except (ProcessLookupError, PermissionError):
             pass
         self.popen.wait()
+        self._release()
+
+    def _release(self) -> None:
+        """End whatever the bot left running and remove what was made for it."""
+        if self.cgroup is not None and self._cgroups is not None:
+            self._cgroups.release(self.cgroup)
+            self.cgroup = None
         kill_strays(self._token)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 def kill_strays(token: str) -> int:

@@ -21,6 +21,7 @@ from typing import Any
 
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
+from referee.cgroup import RunCgroups
 from referee.config import RunConfig
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
@@ -28,7 +29,7 @@ from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool
 from referee.process import BotProcess, BotSpec
-from referee.sandbox import Sandbox
+from referee.sandbox import Sandbox, masks
 from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
 
@@ -110,8 +111,12 @@ class BotInstance:
         hub = self.runner.hub
         token = hub.new_token(self, self.spec.name)
         cfg = self.runner.config
-        self.process = BotProcess(self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
-                                  cfg.limits, self.runner.logs, Sandbox(cfg.sandbox))
+        self.process = BotProcess(
+            self.spec, hub.endpoint, token, cfg.out / "logs", self.label, cfg.limits,
+            self.runner.logs, Sandbox(cfg.sandbox),
+            instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
+            hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
+            cgroups=self.runner.cgroups)
         self.ready, self.refused = False, None
         self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
@@ -165,7 +170,9 @@ class Runner(Tournament):
         files and sandboxes), so that the runners of several worker processes differ."""
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
-        self.hub: Hub[BotInstance] = Hub(other_users=config.limits.run_as is not None)
+        other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
+        self.hub: Hub[BotInstance] = Hub(other_users=other_users)
+        self.cgroups: RunCgroups | None = None
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -203,6 +210,8 @@ class Runner(Tournament):
                     raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}")
 
     def open(self) -> None:
+        self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
+        self.cgroups = RunCgroups.create()
         self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:
@@ -393,3 +402,5 @@ class Runner(Tournament):
         self.hub.close()
         self.carriers.close()
         self.logs.close()
+        if self.cgroups is not None:
+            self.cgroups.remove()

@@ -1,23 +1,45 @@
 """Sandboxes for untrusted bots: how a bot's command is wrapped before it is started.
 
 ``none`` runs the bot as it is (trusted local development). ``bwrap`` runs it under
-bubblewrap: no network (a network namespace of its own, not even loopback), its own
-process-id namespace (ending the sandbox ends everything in it), a read-only view of
-the whole file system, and one writable directory of its own (its ``HOME`` and
-``TMPDIR``). The referee's ipc endpoint directory is bound in, so the bot
-can still connect to it.
+bubblewrap in an empty root of its own that holds only: ``/usr`` and the ``/bin``,
+``/lib*`` links, the few ``/etc`` files a dynamic loader needs, the referee's Python
+(its prefix) and the SDK's packages (``/opt/referee``), the bot's own directory, all
+read-only; a private ``/tmp`` capped at ``--limit-disk`` (its ``HOME`` is ``/tmp/home``);
+its own ``/proc``, pid, ipc, uts and network namespaces (no network, not even loopback);
+and the directory of its endpoint, read-only (it can connect to the socket, not rename,
+remove or replace it). Its environment holds only the variables of ``Plan.env``, given
+to bubblewrap, which passes them on (never on its command line, which every user of
+the host can read).
 
->>> Sandbox("none").wrap(["bot"], Path("/w"), "ipc:///tmp/r/router")
+When the referee is root, bubblewrap builds that root with root's rights and then the
+bot becomes an unprivileged uid of its own (``setpriv``), with no capabilities; otherwise
+bubblewrap puts it in a user namespace as the referee's own (non-root) uid.
+
+``auto`` is bwrap where it works, else none.
+
+>>> Sandbox("none").wrap(["bot"], Plan(Path("/w/bot"), "ipc:///tmp/r/router"))
 ['bot']
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import os
 import shutil
-from dataclasses import dataclass
+import subprocess
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 
-SANDBOXES = ("none", "bwrap")
+SANDBOXES = ("auto", "none", "bwrap")
+SDK_PACKAGES = ("protocol", "evaluator")  # what the SDK host (protocol.host) imports
+SDK_MOUNT = Path("/opt/referee")
+SCRATCH = Path("/tmp")
+HOME = SCRATCH / "home"
+# What an interpreter may need of /etc (the loader's cache, Debian's alternatives links).
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
+SYSTEM_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 
 
 class SandboxError(ValueError):
@@ -25,33 +47,157 @@ class SandboxError(ValueError):
 
 
 @dataclass(frozen=True)
+class Plan:
+    """What one bot process gets in its sandbox."""
+
+    bot_dir: Path                 # bound read-only; the working directory
+    endpoint: str                 # the referee's endpoint; its directory is bound read-only
+    disk_bytes: int = 64 << 20    # size of the private /tmp (HOME, TMPDIR)
+    uid: int | None = None        # the host uid to become (the referee must be root)
+    hide: tuple[Path, ...] = field(default=())  # paths under bot_dir to mask (other bots)
+    token: str = field(default="", repr=False)
+
+    def env(self) -> dict[str, str]:
+        """The whole environment of a sandboxed bot."""
+        return {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+                "HOME": str(HOME), "TMPDIR": str(SCRATCH), "LANG": "C.UTF-8",
+                "PYTHONPATH": str(SDK_MOUNT), "PYTHONUNBUFFERED": "1",
+                "NUMBA_CACHE_DIR": str(HOME / ".numba"),
+                "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token}
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot sandbox a bot here, or None if it can (tried once)."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    if os.geteuid() == 0 and shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is missing: a root referee needs it to drop bots' rights"
+    probe = Sandbox("bwrap").wrap(["/bin/true"], Plan(Path("/usr"), "tcp://127.0.0.1:1",
+                                                      uid=65534 if os.geteuid() == 0 else None))
+    try:
+        res = subprocess.run(probe, capture_output=True, text=True, timeout=10, env={})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bubblewrap failed to start: {exc}"
+    if res.returncode != 0:
+        last = (res.stderr.strip().splitlines() or [f"exit code {res.returncode}"])[-1]
+        return f"bubblewrap does not work here: {last}"
+    return None
+
+
+def resolve(kind: str) -> tuple[str, str | None]:
+    """``--sandbox`` -> (the sandbox that runs, why ``auto`` fell back to none or None)."""
+    if kind not in SANDBOXES:
+        raise SandboxError(f"unknown sandbox {kind!r}: use {', '.join(SANDBOXES)}")
+    if kind == "none":
+        return kind, None
+    problem = bwrap_problem()
+    if problem is None:
+        return "bwrap", None
+    if kind == "bwrap":
+        raise SandboxError(f"--sandbox bwrap: {problem}")
+    return "none", problem
+
+
+def masks(bot: Path, bots: list[Path], run_dir: Path) -> tuple[Path, ...]:
+    """What a bot must not see in its own directory: the other bots' files, and, if the
+    run directory lies there, the directory in it that holds the run (``runs/``, with
+    every other run in it).
+
+    >>> masks(Path("/b/a.py"), [Path("/b/a.py"), Path("/b/c.py"), Path("/x/d.py")],
+    ...       Path("/b/runs/r1"))
+    (PosixPath('/b/c.py'), PosixPath('/b/runs'))
+    """
+    home = bot.parent
+    hidden = [p for p in dict.fromkeys(bots) if p != bot and p.is_relative_to(home)]
+    run_dir = run_dir.resolve()
+    if run_dir.is_relative_to(home) and run_dir != home:
+        hidden.append(home / run_dir.relative_to(home).parts[0])
+    return tuple(hidden)
+
+
+def _ro_bind(src: Path, dest: Path | None = None) -> list[str]:
+    return ["--ro-bind", str(src), str(dest or src)]
+
+
+def _dirs_for(dest: Path, made: set[Path]) -> list[str]:
+    """World-searchable directories leading to ``dest`` (bubblewrap would make them 0700,
+    closed to a bot that is not root)."""
+    args: list[str] = []
+    for parent in reversed(dest.parents):
+        if parent != Path("/") and parent not in made:
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def interpreter_dirs() -> list[Path]:
+    """The referee's Python outside /usr (a virtual environment, a Python of its own)."""
+    dirs: list[Path] = []
+    for d in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+              Path(sys.executable).resolve().parent.parent):
+        p = Path(d).resolve()
+        if p != Path("/") and not p.is_relative_to("/usr") and p not in dirs:
+            dirs.append(p)
+    return dirs
+
+
+def sdk_packages() -> list[Path]:
+    """The directories of the packages the SDK host imports."""
+    dirs = []
+    for name in SDK_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise SandboxError(f"package {name} of the bot SDK is not importable")
+        dirs.append(Path(list(spec.submodule_search_locations)[0]).resolve())
+    return dirs
+
+
+@dataclass(frozen=True)
 class Sandbox:
     kind: str = "none"
 
-    def check(self) -> None:
-        """Raise SandboxError if this sandbox cannot run here."""
-        if self.kind not in SANDBOXES:
-            raise SandboxError(f"unknown sandbox {self.kind!r}: use {' or '.join(SANDBOXES)}")
-        if self.kind == "bwrap" and shutil.which("bwrap") is None:
-            raise SandboxError("--sandbox bwrap needs bubblewrap, which is not installed "
-                               "(Debian/Ubuntu: apt-get install bubblewrap)")
-
-    def env(self, workdir: Path) -> dict[str, str]:
-        """Environment variables the bot gets inside the sandbox."""
-        if self.kind == "none":
-            return {}
-        return {"HOME": str(workdir), "TMPDIR": str(workdir),
-                "NUMBA_CACHE_DIR": str(workdir / ".numba")}
-
-    def wrap(self, command: list[str], workdir: Path, endpoint: str) -> list[str]:
-        """The command that runs ``command`` in this sandbox, writable ``workdir``
-        created beforehand."""
+    def wrap(self, command: list[str], plan: Plan) -> list[str]:
+        """The command that runs ``command`` in this sandbox."""
         if self.kind == "none":
             return command
-        binds = ["--bind", str(workdir), str(workdir)]
-        if endpoint.startswith("ipc://"):
-            ipc_dir = str(Path(endpoint.removeprefix("ipc://")).parent)
-            binds += ["--bind", ipc_dir, ipc_dir]
-        return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                *binds, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-                "--unshare-uts", "--die-with-parent", "--", *command]
+        made: set[Path] = set()
+        args = [shutil.which("bwrap") or "bwrap", "--unshare-ipc", "--unshare-pid",
+                "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot",
+                "--die-with-parent", "--new-session", "--ro-bind", "/usr", "/usr"]
+        for name in SYSTEM_DIRS:
+            host = Path("/") / name
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), str(host)]
+            elif host.is_dir():
+                args += _ro_bind(host)
+        args += ["--perms", "0755", "--dir", "/etc"]
+        for name in ETC_FILES:
+            if (Path("/etc") / name).exists():
+                args += _ro_bind(Path("/etc") / name)
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(plan.disk_bytes), "--tmpfs", str(SCRATCH),
+                 "--perms", "0777", "--dir", str(HOME)]
+        for d in interpreter_dirs():
+            args += _dirs_for(d, made) + _ro_bind(d)
+        args += _dirs_for(SDK_MOUNT / "x", made)
+        for d in sdk_packages():
+            args += _ro_bind(d, SDK_MOUNT / d.name)
+        args += _dirs_for(plan.bot_dir, made) + _ro_bind(plan.bot_dir)
+        for p in plan.hide:
+            args += ["--ro-bind", "/dev/null", str(p)] if p.is_file() else ["--tmpfs", str(p)]
+        if plan.endpoint.startswith("ipc://"):
+            ipc_dir = Path(plan.endpoint.removeprefix("ipc://")).parent
+            args += _dirs_for(ipc_dir, made) + _ro_bind(ipc_dir)
+        args += ["--chdir", str(plan.bot_dir)]
+        if os.geteuid() == 0:
+            if plan.uid is None:
+                raise SandboxError("a root referee must give each sandboxed bot a uid")
+            # bubblewrap (root) builds the mounts; the bot then drops to its uid for good.
+            args += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
+                     "setpriv", f"--reuid={plan.uid}", f"--regid={plan.uid}",
+                     "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+                     "--no-new-privs"]
+        else:
+            args += ["--unshare-user", "--disable-userns"]
+        return [*args, "--", *command]

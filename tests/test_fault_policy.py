@@ -57,8 +57,9 @@ def test_a_slow_bot_gets_a_fresh_process_for_every_game_it_forfeits(tmp_path: Pa
 
 
 def test_a_failed_start_is_tried_again_at_once(tmp_path: Path) -> None:
+    # The bot counts its starts in a file beside it, across processes: no sandbox.
     runner, out = play(tmp_path, [faulty(tmp_path, "flaky_start.py"), *good(tmp_path)],
-                       games=4)
+                       games=4, sandbox="none")
     labels, forfeits, entries = check_run(out, "flaky_start", 4)
     assert labels == Counter({"crash": 1}) and forfeits == Counter({"forfeit:crash": 1})
     assert runner.counters["flaky_start"].start_failures == 1
@@ -69,8 +70,9 @@ def test_a_failed_start_is_tried_again_at_once(tmp_path: Path) -> None:
 
 def test_a_bot_that_cannot_start_again_is_given_up_on(tmp_path: Path) -> None:
     """``dies_for_good`` crashes once, then every new process exits before its hello."""
+    # The bot marks its first start in a file beside it: no sandbox.
     runner, out = play(tmp_path, [faulty(tmp_path, "dies_for_good.py"), *good(tmp_path)],
-                       games=4)
+                       games=4, sandbox="none")
     labels, forfeits, _ = check_run(out, "dies_for_good", 4)
     assert labels == Counter({"crash": 1, "start-failure": 3})
     assert forfeits == Counter({"forfeit:crash": 1, "forfeit:start-failure": 3})
@@ -153,8 +155,9 @@ def test_a_crash_is_told_with_the_last_lines_of_stderr_and_where_to_look(
 def test_the_summary_names_a_bot_given_up_on(tmp_path: Path) -> None:
     out = tmp_path / "run"
     bot = faulty(tmp_path, "dies_for_good.py")
-    proc = referee("run", "--bots", bot, *good(tmp_path), "--games", "6", "--seed", "5",
-                   "--time-bank", "5s", "--out", str(out), cwd=tmp_path, timeout=180)
+    # The bot marks its first start in a file beside it: no sandbox.
+    proc = referee("run", "--sandbox", "none", "--bots", bot, *good(tmp_path), "--games", "6",
+                   "--seed", "5", "--time-bank", "5s", "--out", str(out), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stderr
     text = lines(proc.stdout)
     start = text.index("faults (every one is in games.jsonl):")

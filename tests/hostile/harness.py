@@ -24,12 +24,14 @@ from referee.config import RunConfig
 from referee.journal import read_games, read_transcripts
 from referee.process import resolve_bots
 from referee.runner import Runner
+from referee.sandbox import resolve
 from referee.verify import verify_run
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "hostile"
 FAULTY = ROOT / "tests" / "bots"
 BIN = Path(sys.executable).parent
+SANDBOX = resolve("auto")[0]  # the CLI's default: bwrap wherever it works
 REFEREE = BIN / "referee"
 RESOLUTIONS = {"bluff", "wrong-call"}  # round-loss reasons that are not faults
 
@@ -64,13 +66,14 @@ def play(tmp_path: Path, bots: list[str], *, rules: str = "official", players: i
          games: int = 3, move_ms: int = 200, bank_ms: int = 1000, max_faults: int = 3,
          concurrency: int = 1, seed: int = 11, start_timeout_ms: int = 10_000,
          progress: Callable[[Runner, dict[str, Any]], None] | None = None,
-         out_name: str = "run") -> tuple[Runner, Path]:
-    """Play a match in this process; the runner (for its counters) and the run folder."""
+         out_name: str = "run", sandbox: str = SANDBOX) -> tuple[Runner, Path]:
+    """Play a match in this process, in the CLI's default sandbox unless told otherwise;
+    the runner (for its counters) and the run folder."""
     out = tmp_path / out_name
     config = RunConfig(
         bots=tuple(resolve_bots(bots)), rules=rules, players=players, games=games,
         seed=seed, move_ms=move_ms, bank_ms=bank_ms, concurrency=concurrency,
-        max_faults=max_faults, start_timeout_ms=start_timeout_ms, out=out)
+        max_faults=max_faults, start_timeout_ms=start_timeout_ms, out=out, sandbox=sandbox)
     runner = Runner(config, progress=progress)
     runner.run()
     return runner, out

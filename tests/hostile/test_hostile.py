@@ -65,7 +65,9 @@ def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_t
     bots = [hostile(tmp_path, bot), *good(tmp_path)]
     out = tmp_path / "run"
     started = time.monotonic()
-    proc = referee("run", "--bots", *bots, "--games", "2", "--start-timeout", start_timeout,
+    # The bot writes its pid beside itself for the test: no sandbox.
+    proc = referee("run", "--sandbox", "none",
+                   "--bots", *bots, "--games", "2", "--start-timeout", start_timeout,
                    "--out", str(out), cwd=tmp_path)
     elapsed = time.monotonic() - started
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
@@ -206,7 +208,8 @@ def test_decode_bombs_are_malformed_and_never_crash_the_referee(tmp_path):
 
 def test_future_and_duplicate_sequence_numbers_are_stale_and_the_first_reply_counts(
         tmp_path):
-    runner, out = play(tmp_path, [hostile(tmp_path, "seq_bot"), *good(tmp_path)], games=4)
+    runner, out = play(tmp_path, [hostile(tmp_path, "seq_bot"), *good(tmp_path)], games=4,
+                       sandbox="none")  # it writes beside itself for the test: no sandbox
     labels, forfeits, _ = check_run(out, None, 4)  # nobody faults, seq_bot included
     assert not labels and not forfeits
     logs = list(bot_dir(tmp_path).glob("seq_bot.*.jsonl"))
@@ -236,7 +239,7 @@ def test_future_and_duplicate_sequence_numbers_are_stale_and_the_first_reply_cou
 def test_stolen_and_reused_tokens_are_refused(tmp_path):
     bots = [hostile(tmp_path, "token_thief"), hostile(tmp_path, "token_sharer"),
             *good(tmp_path, "caller.py")]
-    runner, out = play(tmp_path, bots, games=3)
+    runner, out = play(tmp_path, bots, games=3, sandbox="none")  # bots share files: no sandbox
     labels, forfeits, _ = check_run(out, None, 3)
     assert not labels and not forfeits
     report = json.loads((bot_dir(tmp_path) / "thief.json").read_text())
@@ -292,7 +295,8 @@ def test_claimed_routing_identity_cannot_speak_for_a_bot(tmp_path):
         elif record["game"] == 1:
             attacked.append(wait_for(folder / "identity.json", 10))
 
-    runner, out = play(tmp_path, bots_, games=3, progress=progress)
+    # The thief and the test share files: no sandbox (in one, it could not even try).
+    runner, out = play(tmp_path, bots_, games=3, progress=progress, sandbox="none")
     assert attacked == [True, True]
     labels, forfeits, _ = check_run(out, None, 3)
     assert not labels and not forfeits
@@ -313,7 +317,8 @@ def test_claimed_routing_identity_cannot_speak_for_a_bot(tmp_path):
 
 
 def test_children_of_a_crashing_bot_die_with_it(tmp_path):
-    runner, out = play(tmp_path, [hostile(tmp_path, "forker"), *good(tmp_path)], games=2)
+    runner, out = play(tmp_path, [hostile(tmp_path, "forker"), *good(tmp_path)], games=2,
+                       sandbox="none")  # it writes beside itself for the test: no sandbox
     labels, forfeits, entries = check_run(out, "forker", 2)
     assert labels == Counter({"crash": 2}) and forfeits == Counter({"forfeit:crash": 2})
     assert all("exited with code 1" in f["detail"] for f in entries), entries
@@ -332,7 +337,9 @@ def test_cli_run_with_hostile_bots(tmp_path):
     bots = [hostile(tmp_path, "bomb_bot"), hostile(tmp_path, "seq_bot"), *good(tmp_path,
                                                                               "caller.py")]
     out = tmp_path / "run"
-    proc = referee("run", "--bots", *bots, "--games", "4", "--no-duplicate", "--concurrency", "2",
+    # seq_bot writes beside itself for the test: no sandbox.
+    proc = referee("run", "--sandbox", "none",
+                   "--bots", *bots, "--games", "4", "--no-duplicate", "--concurrency", "2",
                    "--move-time", "200ms", "--time-bank", "1s", "--seed", "5",
                    "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, (proc.stdout, proc.stderr)

@@ -1,0 +1,1 @@
+"""Reference bots for Turkish poker: each module defines ``act(view) -> action map``."""

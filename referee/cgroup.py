@@ -1,0 +1,273 @@
+"""Control groups for bot processes: one cgroup per bot process tree, so that its memory
+is capped for the whole tree together, its tasks are capped (a fork bomb stops there), and
+ending the bot ends everything in it, whatever left its session or wiped its environment.
+
+Layout: under the referee's own cgroup, one directory per run (``referee-<pid>-<hex>``)
+and in it one per bot process (``<label>``). A referee removes its own when it ends;
+one that was killed leaves them, and the next run's referee removes them.
+
+cgroup v1 (a ``memory`` and a ``pids`` hierarchy, both writable):
+``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes`` where swap is accounted)
+and ``pids.max``. cgroup v2: only where the referee's cgroup already delegates the
+``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
+``memory.max``, ``memory.swap.max`` and ``pids.max``.
+Anywhere else there is no cgroup, and memory is capped per process only (RLIMIT_AS).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_TASKS = 1024  # tasks (processes and threads) of one bot's tree when --limit-procs 0
+
+
+class CgroupError(OSError):
+    """A cgroup that could not be made, joined or removed."""
+
+
+@dataclass(frozen=True)
+class Support:
+    """Where this machine lets the referee make cgroups: the directories that will hold
+    the runs' cgroups (one per hierarchy: memory first), or none."""
+
+    version: str  # "v1", "v2" or "" (none)
+    parents: tuple[Path, ...] = ()
+
+    def describe(self) -> str:
+        if not self.version:
+            return "per process only (no writable memory cgroup here)"
+        return f"whole process tree (cgroup {self.version})"
+
+
+def _own_paths() -> dict[str, str]:
+    """Controller (or "" for v2) -> this process's cgroup path, from /proc/self/cgroup."""
+    paths = {}
+    for line in Path("/proc/self/cgroup").read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        for c in controllers.split(",") if controllers else [""]:
+            paths[c] = path
+    return paths
+
+
+def _mounts() -> dict[str, Path]:
+    """Controller (or "" for the v2 hierarchy) -> the mount point of its hierarchy."""
+    mounts: dict[str, Path] = {}
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        before, _, after = line.partition(" - ")
+        fstype, _, options = after.split(" ")[:3]
+        point = Path(before.split(" ")[4].replace("\\040", " "))
+        if fstype == "cgroup2":
+            mounts.setdefault("", point)
+        elif fstype == "cgroup":
+            for opt in options.split(","):
+                mounts.setdefault(opt, point)
+    return mounts
+
+
+def _writable_dir(parent: Path) -> bool:
+    probe = parent / f"referee-probe-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        probe.mkdir()
+        probe.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+@functools.cache
+def detect() -> Support:
+    """What this machine offers (looked at once per process)."""
+    try:
+        own, mounts = _own_paths(), _mounts()
+    except (OSError, ValueError):
+        return Support("")
+    if "memory" in mounts and "pids" in mounts and "memory" in own and "pids" in own:
+        parents = tuple(mounts[c] / own[c].lstrip("/") for c in ("memory", "pids"))
+        if all(_writable_dir(p) for p in parents):
+            return Support("v1", parents)
+    if "" in mounts and "" in own:
+        parent = mounts[""] / own[""].lstrip("/")
+        try:
+            delegated = set((parent / "cgroup.subtree_control").read_text().split())
+        except OSError:
+            delegated = set()
+        if {"memory", "pids"} <= delegated and _writable_dir(parent):
+            return Support("v2", (parent,))
+    return Support("")
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as f:
+        f.write(value)
+
+
+@dataclass(frozen=True)
+class BotCgroup:
+    """The cgroup (one directory per hierarchy) of one bot process tree."""
+
+    dirs: tuple[Path, ...]
+
+    def join(self) -> None:
+        """Move the calling process into this cgroup (in the child, before exec: all it
+        starts is then inside)."""
+        pid = str(os.getpid())
+        for d in self.dirs:
+            _write(d / "cgroup.procs", pid)
+
+    def pids(self) -> set[int]:
+        found: set[int] = set()
+        for d in self.dirs:
+            try:
+                found.update(int(p) for p in (d / "cgroup.procs").read_text().split())
+            except OSError:
+                continue
+        return found
+
+    def kill(self, timeout_s: float = 2.0) -> bool:
+        """SIGKILL every process in the cgroup until none is left (what forks meanwhile
+        is caught on the next pass; the task cap bounds how many there can be). False if
+        some outlived ``timeout_s`` (stuck in the kernel)."""
+        kill_file = self.dirs[0] / "cgroup.kill"
+        if kill_file.exists():
+            _write(kill_file, "1")
+        deadline = time.monotonic() + timeout_s
+        while pids := self.pids():
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
+    def remove(self) -> None:
+        """Kill what is left, then remove the directories (a cgroup whose processes are
+        stuck stays, and ``RunCgroups.remove`` tries again at the end)."""
+        if self.kill():
+            for d in self.dirs:
+                _rmdir(d)
+
+
+def _rmdir(d: Path) -> bool:
+    """Remove a cgroup directory; an exited task leaves its cgroup a moment after it is
+    seen dead, so try for a second."""
+    for _ in range(100):
+        try:
+            d.rmdir()
+            return True
+        except FileNotFoundError:
+            return True
+        except OSError:
+            time.sleep(0.01)
+    return False
+
+
+def sweep(support: Support) -> None:
+    """Remove the run cgroups of referees that are gone (a ``kill -9`` leaves them),
+    when nothing runs in them any more."""
+    for parent in support.parents:
+        for run in parent.glob("referee-*-*"):
+            try:
+                os.kill(int(run.name.split("-")[1]), 0)
+                continue  # its referee still runs
+            except ProcessLookupError:
+                pass
+            except (ValueError, PermissionError):
+                continue
+            bots = [d for d in run.iterdir() if d.is_dir()]
+            if not any(BotCgroup((d,)).pids() for d in bots):
+                for d in bots:
+                    _rmdir(d)
+                _rmdir(run)
+
+
+class RunCgroups:
+    """The cgroups of one run's bots; ``remove`` (also at exit) takes them all away."""
+
+    def __init__(self, support: Support):
+        self.support = support
+        sweep(support)
+        name = f"referee-{os.getpid()}-{secrets.token_hex(3)}"
+        self.dirs = tuple(p / name for p in support.parents)
+        self._bots: dict[str, BotCgroup] = {}
+        try:
+            for d in self.dirs:
+                d.mkdir()
+            if support.version == "v2":
+                _write(self.dirs[0] / "cgroup.subtree_control", "+memory +pids")
+        except OSError as exc:
+            self._remove_dirs()
+            raise CgroupError(f"cannot make cgroup {name}: {exc}") from None
+        atexit.register(self.remove)
+
+    @classmethod
+    def create(cls) -> RunCgroups | None:
+        """The run's cgroups, or None where this machine offers none."""
+        support = detect()
+        return cls(support) if support.version else None
+
+    def bot(self, label: str, memory_bytes: int, tasks: int) -> BotCgroup:
+        """A new cgroup for one bot process tree: at most ``memory_bytes`` (0: no cap) and
+        ``tasks`` processes and threads."""
+        if label in self._bots:
+            self._bots.pop(label).remove()
+        dirs = tuple(d / label for d in self.dirs)
+        try:
+            for d in dirs:
+                d.mkdir()
+            if self.support.version == "v1":
+                mem, pids = dirs
+                if memory_bytes:
+                    _write(mem / "memory.limit_in_bytes", str(memory_bytes))
+                    if (mem / "memory.memsw.limit_in_bytes").exists():
+                        _write(mem / "memory.memsw.limit_in_bytes", str(memory_bytes))
+                _write(pids / "pids.max", str(tasks))
+            else:
+                (d,) = dirs
+                if memory_bytes:
+                    _write(d / "memory.max", str(memory_bytes))
+                    if (d / "memory.swap.max").exists():
+                        _write(d / "memory.swap.max", "0")
+                _write(d / "pids.max", str(tasks))
+        except OSError as exc:
+            for d in dirs:
+                if d.exists():
+                    _rmdir(d)
+            raise CgroupError(f"cannot set up cgroup {dirs[0]}: {exc}") from None
+        group = BotCgroup(dirs)
+        self._bots[label] = group
+        return group
+
+    def release(self, group: BotCgroup) -> None:
+        """Kill what is left in a bot's cgroup and remove it."""
+        for label, g in list(self._bots.items()):
+            if g is group:
+                del self._bots[label]
+        group.remove()
+
+    def remove(self) -> None:
+        """Remove every bot's cgroup and the run's own (idempotent; what cannot be removed,
+        because a process in it is stuck in the kernel, stays)."""
+        for group in self._bots.values():
+            group.remove()
+        self._bots.clear()
+        for d in self.dirs:
+            for child in d.iterdir() if d.exists() else ():
+                if child.is_dir():
+                    BotCgroup((child,)).remove()
+        self._remove_dirs()
+        atexit.unregister(self.remove)
+
+    def _remove_dirs(self) -> None:
+        for d in self.dirs:
+            if d.exists():
+                _rmdir(d)

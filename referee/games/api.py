@@ -1,0 +1,118 @@
+"""The game API: what a game package provides to the generic harness.
+
+Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
+standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class IllegalAction(Exception):
+    """The engine refused an action; its state is unchanged."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Per seat: ``places`` (1 = best; equal results share a place: (1, 1, 3)) and
+    optionally ``scores``, the game's own score (chips won, golf points)."""
+
+    places: tuple[int, ...]
+    scores: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Param:
+    """One game parameter: its name, default, type and allowed values."""
+
+    name: str
+    default: Any
+    kind: type
+    choices: tuple[Any, ...] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    help: str = ""
+
+
+def _allowed(p: Param) -> str:
+    if p.choices is not None:
+        return "one of " + ", ".join(str(c) for c in p.choices)
+    lo = "" if p.minimum is None else f" >= {p.minimum:g}"
+    hi = "" if p.maximum is None else f" <= {p.maximum:g}"
+    sep = " and" if lo and hi else ""
+    return f"{'an integer' if p.kind is int else 'a ' + p.kind.__name__}{lo}{sep}{hi}"
+
+
+def resolve_params(schema: Sequence[Param], given: Mapping[str, str]) -> dict[str, Any]:
+    """Text values from the command line -> typed params with defaults; ValueError with one
+    line naming the parameter and the allowed values for anything unknown or out of range.
+
+    >>> schema = (Param("target", 150, int, minimum=1),)
+    >>> resolve_params(schema, {}), resolve_params(schema, {"target": "60"})
+    ({'target': 150}, {'target': 60})
+    >>> resolve_params(schema, {"target": "0"})
+    Traceback (most recent call last):
+    ...
+    ValueError: parameter target: '0' is not allowed: expected an integer >= 1
+    """
+    by_name = {p.name: p for p in schema}
+    unknown = sorted(set(given) - set(by_name))
+    if unknown:
+        known = ", ".join(by_name) or "none"
+        raise ValueError(f"unknown parameter {unknown[0]!r}: this game's parameters: {known}")
+    out: dict[str, Any] = {}
+    for p in schema:
+        if p.name not in given:
+            out[p.name] = p.default
+            continue
+        text = given[p.name]
+        try:
+            value = p.kind(text.strip()) if isinstance(text, str) else p.kind(text)
+        except (TypeError, ValueError):
+            value = None
+        if (value is None or (p.choices is not None and value not in p.choices)
+                or (p.minimum is not None and value < p.minimum)
+                or (p.maximum is not None and value > p.maximum)):
+            raise ValueError(
+                f"parameter {p.name}: {text!r} is not allowed: expected {_allowed(p)}")
+        out[p.name] = value
+    return out
+
+
+class Engine(Protocol):
+    """One game in progress; pure: no I/O, no clock."""
+
+    players: int
+    current_seat: int | None
+    is_over: bool
+    events: list[Any]
+
+    def view(self, seat: int) -> dict[str, Any]: ...
+    def apply(self, seat: int, action: Any) -> None: ...
+    def fault(self, seat: int, label: str) -> None: ...
+    def forfeit(self, seat: int, label: str) -> None: ...
+    def notices(self, since: int) -> list[tuple[int, dict[str, Any]]]: ...
+    def outcome(self) -> Outcome: ...
+
+
+class Game(Protocol):
+    """A game with its parameters resolved."""
+
+    name: str
+    params: dict[str, Any]
+    seats: range
+
+    def new_game(self, players: int, seed: int) -> Engine: ...
+    def parse_action(self, payload: Any) -> Any: ...
+    def parse_local_action(self, value: Any) -> Any: ...
+    def replay(self, players: int, seed: int,
+               events: Sequence[dict[str, Any]]) -> Outcome: ...
+    def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]: ...
+    def rules_text(self) -> str: ...

@@ -1,0 +1,67 @@
+"""Six-card golf as the harness sees it (``referee.games.api.Game``): parameters, new
+games, the action codecs, replay, check turns and the rules text.
+
+>>> game = load({"target": "60"})
+>>> game.name, game.params, game.seats
+('six-card-golf', {'target': 60, 'turn_cap': 40, 'round_cap': 100}, range(2, 9))
+>>> g = game.new_game(3, seed=11)
+>>> g.apply(g.current_seat, game.parse_action({"kind": "take", "from": "stock"}))
+>>> g.view(g.current_seat)["phase"]
+'place'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.games.api import Outcome, Param, resolve_params
+from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
+from referee.games.six_card_golf.check import check_turns
+from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
+from referee.games.six_card_golf.replay import replay
+from referee.games.six_card_golf.rules import RULES_TEXT
+
+NAME = "six-card-golf"
+GAME_PARAMS: tuple[Param, ...] = (
+    Param("target", 150, int, minimum=1, maximum=100_000,
+          help="the game ends after the round in which a total reaches this"),
+    Param("turn_cap", 40, int, minimum=1, maximum=1_000,
+          help="a round in which no one went out ends after this many turns each"),
+    Param("round_cap", 100, int, minimum=1, maximum=10_000,
+          help="a game ends after this many rounds even if no total reached target"),
+)
+
+
+class SixCardGolfGame:
+    """The game with its parameters resolved. Scores are total points: lower is better."""
+
+    name = NAME
+    seats = PLAYERS
+
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def new_game(self, players: int, seed: int) -> SixCardGolf:
+        return SixCardGolf(players, seed, **self.params)
+
+    def parse_action(self, payload: Any) -> Action:
+        return parse_action(payload)
+
+    def parse_local_action(self, value: Any) -> Action:
+        return parse_local_action(value)
+
+    def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
+        return replay(self.new_game(players, seed), events)
+
+    def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
+        return check_turns()
+
+    def rules_text(self) -> str:
+        return RULES_TEXT
+
+
+def load(params: Mapping[str, Any]) -> SixCardGolfGame:
+    """The game with ``params`` (text from the command line, or typed values) resolved
+    against ``GAME_PARAMS``; ValueError names a bad one."""
+    return SixCardGolfGame(resolve_params(GAME_PARAMS, params))

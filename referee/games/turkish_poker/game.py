@@ -1,0 +1,107 @@
+"""Turkish poker as the harness sees it: the ``Game`` of ``referee.games.api``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib.resources import files
+from typing import Any
+
+from evaluator.cards import parse_card
+from referee.games.api import IllegalAction, Outcome
+from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
+from referee.games.turkish_poker.params import check_params
+from referee.games.turkish_poker.wire import action_payload, parse_action
+
+NAME = "turkish-poker"
+
+
+class TurkishPokerGame:
+    """Turkish poker with its parameters (limit, hands, stack, rake, rake_cap) resolved."""
+
+    name = NAME
+    seats = range(2, 6)
+
+    def __init__(self, params: dict[str, Any]):
+        self.params = check_params(params)
+
+    def new_game(self, players: int, seed: int) -> TurkishPoker:
+        if players not in self.seats:
+            raise ValueError(f"{NAME} seats 2-5 players, not {players}")
+        return TurkishPoker(players, seed, **self.params)
+
+    def parse_action(self, payload: Any) -> Action:
+        return parse_action(payload)
+
+    def parse_local_action(self, value: Any) -> Action:
+        """What a Python bot's ``act`` returned: the same plain map as on the wire."""
+        return value if isinstance(value, Action) else parse_action(value)
+
+    def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
+        """Re-play the decisions, faults and forfeits in ``events`` on a fresh engine;
+        ValueError naming the first event that differs from what the engine makes."""
+        engine = self.new_game(players, seed)
+        for i, e in enumerate(events):
+            try:
+                _feed(engine, e)
+            except (IllegalAction, ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"event {i} ({e.get('type')!r}) cannot be re-played: {exc}") \
+                    from None
+        mine = [e.to_dict() for e in engine.events]
+        for i, (ours, theirs) in enumerate(zip(mine, events, strict=False)):
+            if ours != dict(theirs):
+                raise ValueError(f"event {i} differs: the transcript has {dict(theirs)!r}, "
+                                 f"the engine made {ours!r}")
+        if len(mine) != len(events):
+            raise ValueError(f"the transcript has {len(events)} events, the engine made "
+                             f"{len(mine)}")
+        return engine.outcome()
+
+    def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
+        """Scripted (view, a legal action payload, an illegal one): opening without kings,
+        raising past the limit, and drawing a card not in the hand."""
+        turns: list[tuple[dict[str, Any], Any, Any]] = []
+        seed = 0
+        while len(turns) < 3:
+            engine = self.new_game(2, seed)
+            seed += 1
+            seat = engine.current_seat
+            assert seat is not None
+            view = engine.view(seat)
+            kinds = [a["kind"] for a in view["legal"]]
+            if not turns and "open" not in kinds:
+                turns.append((view, {"kind": "pass"}, {"kind": "open", "amount": 1}))
+            elif len(turns) == 1 and "open" in kinds:
+                top = view["legal"][2]["max"]
+                turns.append((view, {"kind": "open", "amount": 1},
+                              {"kind": "open", "amount": top + 1}))
+            elif len(turns) == 2 and "open" in kinds:
+                engine.apply(seat, Action("open", 1))
+                engine.apply(engine.current_seat, Action("call"))
+                drawer = engine.current_seat
+                assert engine.phase == DRAW and drawer is not None
+                view = engine.view(drawer)
+                stranger = next(c for c in range(52) if c not in engine.cards[drawer])
+                turns.append((view, {"kind": "draw", "cards": view["cards"][:1]},
+                              action_payload(Action("draw", cards=(stranger,)))))
+        return turns
+
+    def rules_text(self) -> str:
+        return files("referee.games.turkish_poker").joinpath("rules.md").read_text("utf-8")
+
+
+def _feed(engine: TurkishPoker, e: dict[str, Any]) -> None:
+    """Apply the input one transcript event records (if it records one)."""
+    kind = e.get("type")
+    if kind == "action" and not e["forced"]:
+        amount = e["amount"] if e["kind"] in ("open", "raise") else 0
+        engine.apply(e["seat"], Action(e["kind"], amount))
+    elif kind == "drew":
+        engine.apply(e["seat"], Action("draw", cards=tuple(parse_card(c).id
+                                                             for c in e["discarded"])))
+    elif kind == "fault":
+        engine.fault(e["seat"], e["label"])
+    elif kind == "forfeit":
+        engine.forfeit(e["seat"], e["label"])
+
+
+__all__ = ["NAME", "TurkishPokerGame"]
