@@ -62,9 +62,10 @@ if str(ROOT) not in sys.path:
 
 from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import parse_bot_message  # noqa: E402
+from referee.deals import Deals  # noqa: E402
 from referee.games import PolishPokerRules  # noqa: E402
 from referee.hub import SPIN_S  # noqa: E402
-from referee.schedule import bot_seed, game_seed  # noqa: E402
+from referee.schedule import game_seed  # noqa: E402
 
 RULESET = "official"
 SEED = 20240601
@@ -157,7 +158,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             seq[s] += 1
             pre.append((s, encode({"type": "game_start", "game": rules.name,
                                    "game_id": f"{g}", "seat": s, "players": players,
-                                   "seed": bot_seed(seed, s), "params": rules.params,
+                                   "seed": Deals().bot_seed(seed, s), "params": rules.params,
                                    "time": tm, "seq": seq[s]})))
         sent = 0
         unsent: list[list[dict[str, Any]]] = [[] for _ in range(players)]

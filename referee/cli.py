@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -62,6 +61,7 @@ from referee.config import (
     parse_duration,
     parse_size,
 )
+from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
 from referee.games import game_rules
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
@@ -140,7 +140,13 @@ def default_out(rules: str) -> Path:
 
 
 RulesOpt = Annotated[str, typer.Option(help="Ruleset: official or polacco.")]
-SeedOpt = Annotated[int | None, typer.Option(help="Run seed (default: random, recorded).")]
+SeedOpt = Annotated[int | None, typer.Option(
+    help="Run seed (default: 64 random bits, recorded). Without --secret-file the deals "
+         "then follow from it alone: for research, not for competitions.")]
+SecretFileOpt = Annotated[Path | None, typer.Option(
+    help="A file whose bytes (32 or more) key the deals, e.g. from head -c 32 /dev/urandom "
+         "(default: 32 random bytes, unless --seed is given). With --seed it makes a "
+         "competition reproducible; keep it private.")]
 MoveTimeOpt = Annotated[str, typer.Option(help="Time per decision, e.g. 200ms, 1s.")]
 TimeBankOpt = Annotated[str, typer.Option(
     help="Extra time per game, drawn when a decision exceeds --move-time.")]
@@ -202,9 +208,11 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
                 max_faults: int, start_timeout: str, out: Path | None,
                 limits: BotLimits, sandbox: str, *, format: str = "round-robin",
                 duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
-                in_process: bool = False, workers: int = 1) -> RunConfig:
-    """Check the options of a run and resolve them; ConfigError or BotFileError says what
-    is wrong."""
+                in_process: bool = False, workers: int = 1,
+                secret_file: Path | None = None) -> RunConfig:
+    """Check the options of a run and resolve them; ConfigError, SecretError or
+    BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
+    is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
     hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
@@ -247,9 +255,11 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     if workers > concurrency:
         raise ConfigError(f"--workers {workers} needs --concurrency {workers} or more: "
                           "the games at once are split across the workers")
+    secret = (read_secret_file(secret_file) if secret_file is not None
+              else new_secret() if seed is None else None)
     config = RunConfig(
         bots=tuple(specs), rules=rules, players=n_players, games=games,
-        seed=seed if seed is not None else secrets.randbits(32),
+        seed=seed if seed is not None else new_run_seed(), secret=secret,
         move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
         concurrency=1 if in_process else min(concurrency, games), max_faults=max_faults,
         start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
@@ -296,6 +306,7 @@ def run(
         help="Play .py bots as functions inside the referee: no processes, no sockets, no "
              "preemptive deadlines (for research and fast tests).")] = False,
     seed: SeedOpt = None,
+    secret_file: SecretFileOpt = None,
     move_time: MoveTimeOpt = "1s",
     time_bank: TimeBankOpt = "5s",
     concurrency: ConcurrencyOpt = 1,
@@ -323,11 +334,11 @@ def run(
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
                              candidates=candidates, baseline=baseline, in_process=in_process,
-                             workers=workers)
+                             workers=workers, secret_file=secret_file)
         local = load_local_bots(config.bots) if in_process else None
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
-    except (ConfigError, BotFileError, SandboxError) as exc:
+    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local))
 
@@ -350,7 +361,7 @@ def resume(
             resolve(config.sandbox)  # the run's sandbox must still work here
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
-    except (ConfigError, BotFileError, SandboxError) as exc:
+    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, resume=True))
 
@@ -486,6 +497,12 @@ class LiveBoard:
             self.live.stop()
 
 
+def deals_note(config: RunConfig) -> str:
+    """How the deals are made, for the line a run starts with."""
+    return ("secret deals" if config.secret is not None else
+            "deals from the seed alone: for research, not competitions (SECURITY.md)")
+
+
 def planned_games(tournament: Tournament) -> int | None:
     """How many games the run will have, when its format knows in advance."""
     if tournament.config.format == "tables":
@@ -518,7 +535,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
         f"{config.format}, {total or config.games} games"
         f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
-        f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}"
+        f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}, "
+        f"{deals_note(config)}"
         f"{', in-process' if local is not None else ''}"
         f"{f', {config.workers} workers' if config.workers > 1 else ''})", to=console)
     if local is None:
@@ -654,6 +672,7 @@ def sprt(
     = 20_000,
     rules: RulesOpt = "official",
     seed: SeedOpt = None,
+    secret_file: SecretFileOpt = None,
     move_time: MoveTimeOpt = "1s",
     time_bank: TimeBankOpt = "5s",
     concurrency: ConcurrencyOpt = 1,
@@ -687,10 +706,11 @@ def sprt(
                              run_as, limit_disk)
         config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
-                                     start_timeout, out, limits, sandbox), format="sprt")
+                                     start_timeout, out, limits, sandbox,
+                                     secret_file=secret_file), format="sprt")
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
-    except (ConfigError, BotFileError, SandboxError) as exc:
+    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
     raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
 
@@ -704,7 +724,7 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
     say(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
         f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
         f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
-        f"seed {config.seed}; run directory {config.out}", to=console)
+        f"seed {config.seed}, {deals_note(config)}; run directory {config.out}", to=console)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
 
@@ -791,6 +811,8 @@ def verify(
         raise fail(EXIT_USAGE, f"no run directory {run_dir}")
     try:
         report = verify_run(run_dir, complete=not unfinished)
+    except SecretError as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
     whole = "" if unfinished else " and are all the schedule has"

@@ -7,10 +7,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from referee.deals import Deals, run_deals
 from referee.process import BotLimits, BotSpec, bot_spec
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
@@ -86,6 +87,8 @@ class RunConfig:
     ``candidates``: the first that many bots are a gauntlet's candidates; ``baseline`` is
     the field bot its leaderboard puts at Elo 0. ``concurrency`` is the number of games
     at once in all, split across ``workers`` referee processes (``referee.workers``).
+    ``secret`` is the run's deal secret (``referee.deals``; None: dealt from the seeds
+    alone): ``config.json`` records only whether there is one, never the secret.
     """
 
     bots: tuple[BotSpec, ...]
@@ -108,9 +111,20 @@ class RunConfig:
     baseline: str | None = None
     in_process: bool = False
     workers: int = 1
+    secret: bytes | None = field(default=None, repr=False)
+
+    @property
+    def deals(self) -> Deals:
+        return Deals(self.secret)
 
     def to_dict(self) -> dict[str, Any]:
+        """What ``config.json`` records. The run seed is a decimal string (it may exceed
+        2^53, which JavaScript cannot hold); ``deals`` says whether a secret keys the deals
+        (``secret``) or the seeds alone do (``seed``)."""
         d = asdict(self)
+        del d["secret"]
+        d["seed"] = str(self.seed)
+        d["deals"] = self.deals.mode
         d["out"] = str(self.out)
         d["bots"] = [{"name": b.name, "path": str(b.path), "sha256": b.sha256} for b in self.bots]
         return d
@@ -118,7 +132,12 @@ class RunConfig:
     @classmethod
     def from_dict(cls, d: dict[str, Any], out: Path) -> RunConfig:
         """The configuration ``to_dict`` recorded, for a run continued in ``out``. A bot
-        file that is gone or changed since is a ConfigError: the games would differ."""
+        file that is gone or changed since is a ConfigError: the games would differ. The deal
+        secret is read from ``out`` (SecretError if it is gone)."""
+        if "deals" not in d:
+            raise ConfigError(f"{out} was started by an older referee, whose deals followed "
+                              "from 63-bit seeds; this one cannot resume it (`referee verify` "
+                              "and `referee rate` still read it)")
         bots = []
         for b in d["bots"]:
             spec = bot_spec(b["name"], Path(b["path"]))
@@ -127,5 +146,6 @@ class RunConfig:
                                   "started (its sha256 differs); restore it to resume")
             bots.append(spec)
         fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
-        fields.update(bots=tuple(bots), out=out, limits=BotLimits(**d["limits"]))
+        fields.update(bots=tuple(bots), out=out, limits=BotLimits(**d["limits"]),
+                      seed=int(d["seed"]), secret=run_deals(d["deals"], out).key)
         return cls(**fields)

@@ -50,7 +50,7 @@ from referee.journal import read_games
 from referee.logs import game_marker
 from referee.match import Match
 from referee.process import BotFileError, BotSpec
-from referee.schedule import ScheduledGame, bot_seed, table_seed
+from referee.schedule import ScheduledGame, table_seed
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
@@ -119,14 +119,14 @@ class LocalRunner(Tournament):
         cfg, rules = self.config, self.rules
         bots = [self.bots[b] for b in game.seating]
         match = Match(game, [b.name for b in bots], rules, cfg.move_ms, cfg.bank_ms,
-                      cfg.max_faults)
+                      cfg.max_faults, self.deals)
         engine = match.engine
         seed_everything(table_seed(game))
         # A hook's failure, per seat: reported as the seat's next decision (as the SDK does).
         failed: list[str | None] = [None] * len(bots)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
         infos = [GameInfo(str(game.index), rules.name, seat, len(bots),
-                          bot_seed(game.seed, game.seating[seat]), rules.params)
+                          self.deals.bot_seed(game.seed, game.seating[seat]), rules.params)
                  for seat in range(len(bots))] if hooked else []
         for seat, bot in enumerate(bots):
             self._mark(match, seat)

@@ -115,7 +115,7 @@ class LogPump:
                 if key.data is None:
                     os.read(self._wake_r, 4096)
                     stopping |= self._take_new()
-                else:
+                elif not key.data.done.is_set():  # a mark may have drained it to its end
                     self._copy(key.data)
 
     def _take_new(self) -> bool:

@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from referee.cpuwait import CpuSample
+from referee.deals import Deals
 from referee.games import GameRules
-from referee.schedule import ScheduledGame, bot_seed
+from referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:
     from referee.runner import BotInstance
@@ -62,14 +63,15 @@ class Match:
     """One scheduled game: engine, clocks, fault streaks and the journal record."""
 
     def __init__(self, game: ScheduledGame, names: Sequence[str], rules: GameRules,
-                 move_ms: int, bank_ms: int, max_faults: int,
+                 move_ms: int, bank_ms: int, max_faults: int, deals: Deals,
                  logs: Sequence[str] | None = None):
-        """``logs``: per seat, the bot's log (relative to the run directory), which each
-        of its faults names."""
+        """``deals`` turns the game's seed into its engine's and its bots' (``referee.deals``).
+        ``logs``: per seat, the bot's log (relative to the run directory), which each of its
+        faults names."""
         self.game, self.names, self.rules = game, list(names), rules
         self.logs = list(logs) if logs is not None else None
-        self.move_ms, self.max_faults = move_ms, max_faults
-        self.engine = rules.new_game(len(names), game.seed)
+        self.move_ms, self.max_faults, self.deals = move_ms, max_faults, deals
+        self.engine = rules.new_game(len(names), deals.engine_seed(game.seed))
         self.clocks = [SeatClock(bank_ms) for _ in names]
         self.streak = [0] * len(names)
         self.faults: list[dict[str, Any]] = []
@@ -180,10 +182,10 @@ class Table:
     and the round results each seat has not been told yet."""
 
     def __init__(self, game: ScheduledGame, seats: list[BotInstance], rules: GameRules,
-                 move_ms: int, bank_ms: int, max_faults: int):
+                 move_ms: int, bank_ms: int, max_faults: int, deals: Deals):
         self.seats, self.rules = seats, rules
         self.match = Match(game, [i.spec.name for i in seats], rules, move_ms, bank_ms,
-                           max_faults, [i.log for i in seats])
+                           max_faults, deals, [i.log for i in seats])
         self.engine = self.match.engine
         # Round results ride on a seat's next ``act`` (or its ``game_end``), which saves
         # a message per seat per round.
@@ -211,7 +213,8 @@ class Table:
             inst.process.mark_game(game.index, seat)
             inst.send({"type": "game_start", "game": self.rules.name,
                        "game_id": f"{game.index}", "seat": seat, "players": len(self.seats),
-                       "seed": bot_seed(game.seed, game.seating[seat]), "params": self.rules.params,
+                       "seed": m.deals.bot_seed(game.seed, game.seating[seat]),
+                       "params": self.rules.params,
                        "time": {"move_ms": m.move_ms, "bank_ms": m.clocks[seat].bank_ms}})
         self._advance()
 

@@ -1,8 +1,10 @@
 """The match runner: bot instances, the event loop, and the run directory.
 
 One thread drives everything: it launches ``concurrency`` instances of every bot (one
-set per game slot, reused game after game), waits on the hub for replies, fires
-deadlines, notices dead processes, and starts the next scheduled game in a free slot.
+set per game slot, reused game after game, and more as duplicate deals need them: a
+process never plays two games of one deal, ``referee.pool``), waits on the hub for
+replies, fires deadlines, notices dead processes, and starts the next scheduled game in
+a free slot.
 Deadlines are measured from the moment a request is sent to the moment its reply is
 taken off the socket (or, for a reply that waited while the loop worked for other
 tables, the moment that work began: see ``Hub.poll``), less the time the bot waited for
@@ -26,6 +28,7 @@ from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
+from referee.pool import BotPool
 from referee.process import BotProcess, BotSpec, file_label
 from referee.sandbox import Sandbox, masks
 from referee.schedule import ScheduledGame
@@ -65,10 +68,12 @@ class BotCounters:
 
 
 class BotInstance:
-    """One process of one bot, bound to one game slot."""
+    """One process of one bot (restarted under the same label if it dies), labelled
+    ``<bot>.<slot>``, or ``<bot>.<slot>.<generation>`` for those its slot needed later
+    (a process never plays two games of one deal: ``referee.pool``)."""
 
-    def __init__(self, spec: BotSpec, slot: int, runner: Runner):
-        self.spec, self.slot, self.runner = spec, slot, runner
+    def __init__(self, spec: BotSpec, slot: int, runner: Runner, generation: int = 0):
+        self.spec, self.slot, self.runner, self.generation = spec, slot, runner, generation
         self.process: BotProcess | None = None
         self.ready = False
         self.refused: str | None = None  # why its hello was refused, if it was
@@ -80,7 +85,8 @@ class BotInstance:
 
     @property
     def label(self) -> str:
-        return f"{file_label(self.spec.name)}.{self.slot}"
+        number = f"{self.slot}.{self.generation}" if self.generation else f"{self.slot}"
+        return f"{file_label(self.spec.name)}.{number}"
 
     @property
     def log(self) -> str:
@@ -192,6 +198,7 @@ class Runner(Tournament):
         self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
         self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
                       for s in range(config.concurrency)]
+        self.pool: BotPool[BotInstance] = BotPool(self.slots, self._new_instance, first_slot)
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
@@ -200,7 +207,7 @@ class Runner(Tournament):
 
     @property
     def instances(self) -> list[BotInstance]:
-        return [i for slot in self.slots for i in slot]
+        return self.pool.instances
 
     def counters_report(self) -> dict[str, Any]:
         """What ``counters.json`` holds: per bot, then the hub's drops."""
@@ -283,7 +290,15 @@ class Runner(Tournament):
     def _prepare_table(self, slot: int, game: ScheduledGame) -> None:
         """The table starts once its seated instances are ready (or given up on),
         without holding up the other slots."""
-        self.starting[slot] = (game, [self.slots[slot][b] for b in game.seating])
+        self.starting[slot] = (game, self.pool.seat(game))
+
+    def _new_instance(self, spec: BotSpec, slot: int, generation: int) -> BotInstance:
+        """A process the pool adds for a deal its others have seen (``referee.pool``):
+        started at once, unless its bot has been given up on."""
+        inst = BotInstance(spec, slot, self, generation)
+        if inst.given_up is None:
+            inst.launch()
+        return inst
 
     def _relaunch(self, inst: BotInstance) -> None:
         """A fresh process for an instance whose process is gone (forfeit, crash, or a
@@ -317,13 +332,14 @@ class Runner(Tournament):
             return
         self.starting[slot] = None
         table = Table(game, seats, self.rules, self.config.move_ms, self.config.bank_ms,
-                      self.config.max_faults)
+                      self.config.max_faults, self.deals)
         self.tables[slot] = table
         table.start()
 
     def _finish(self, slot: int, table: Table) -> None:
         table.finish()
         self.tables[slot] = None
+        self.pool.release(table.seats)
         for inst in table.forfeited:
             inst.stop()
         self.journal_game(table.record(), [e.to_dict() for e in table.engine.events])

@@ -51,6 +51,9 @@ DESIGN_STEPS = 10_000
 # All the subsets are used (when they fit in the budget, or when no smaller design is
 # found) up to this many tables: ordering them for balance costs time quadratic in it.
 MAX_ALL_SUBSETS = 2_000
+# Runs recorded before deal secrets (no ``deals`` in config.json) journalled each game's
+# 63-bit draw whole; today's seed is that draw shifted right by this much (53 bits).
+LEGACY_SEED_SHIFT = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,22 +483,15 @@ def swapped_pairs(run_seed: int) -> Iterator[ScheduledGame]:
 
 def game_seed(run_seed: int, game: int) -> int:
     """The seed of game (or duplicate group) ``game`` of a run: independent of everything
-    but the two."""
-    return random.Random(f"{run_seed}/game/{game}").getrandbits(63)
-
-
-def bot_seed(game_seed_: int, bot: int) -> int:
-    """The seed bot ``bot`` (its index in the run's list of bots) is given for a game.
-
-    It follows the bot, not the seat: the games of a duplicate group replay one deal with
-    the seats moved, and a seed that stayed with the seat would replay the same game
-    whenever two copies of one bot swap seats (self-play would be all draws)."""
-    return random.Random(f"{game_seed_}/bot/{bot}").getrandbits(63)
+    but the two, and below 2^53 so that JavaScript reads it exactly. (It is the top 53
+    bits of the 63-bit draw that runs before deal secrets journalled whole: see
+    LEGACY_SEED_SHIFT.) A run's deal secret, if it has one, turns it into the engine's
+    seed, and into each bot's (``referee.deals``)."""
+    return random.Random(f"{run_seed}/game/{game}").getrandbits(63) >> LEGACY_SEED_SHIFT
 
 
 def table_seed(game: ScheduledGame) -> int:
     """The seed of the generator that the bots of one in-process game share: it depends
-    on who sits where, for the same reason as ``bot_seed``."""
+    on who sits where, for the same reason as ``referee.deals.Deals.bot_seed``."""
     seating = ",".join(map(str, game.seating))
     return random.Random(f"{game.seed}/seating/{seating}").getrandbits(63)
-

@@ -7,8 +7,9 @@ subclass's job: ``referee.runner.Runner`` plays them between bot processes,
 ``referee.inprocess.LocalRunner`` between Python functions in this process.
 
 Resuming is exact because everything a game depends on is recorded: the format and the
-run seed regenerate the same schedule, each game's deal depends only on its seed, and
-the bundled bots are deterministic given the per-game seed they are sent.
+run seed regenerate the same schedule, each game's deal depends only on its seed and the
+run's deal secret (``secret.key``, ``referee.deals``), and the bundled bots are
+deterministic given the per-game seed they are sent.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
+from referee.deals import private_run_dir, store_secret
 from referee.games import GameRules, game_rules
 from referee.journal import (
     Journal,
@@ -55,7 +57,7 @@ def make_format(config: Mapping[str, Any]) -> Format:
     """The schedule a run's configuration asks for (``RunConfig.to_dict()``, as recorded in
     ``config.json``): ``--format``, or the seat-swapped pairs of ``referee sprt``."""
     kind = config.get("format", "round-robin")
-    n, seed, games = len(config["bots"]), config["seed"], config["games"]
+    n, seed, games = len(config["bots"]), int(config["seed"]), config["games"]
     duplicate = config.get("duplicate", False)
     if kind == "round-robin":
         return RoundRobin(n, config["players"], games, seed, duplicate)
@@ -81,6 +83,7 @@ class Tournament:
         played again (a torn last journal line is dropped, through ``warn``)."""
         self.config = config
         self.rules: GameRules = game_rules(config.game, config.rules)
+        self.deals = config.deals
         self.format: Format = FixedSchedule(schedule) if schedule is not None \
             else make_format(config.to_dict())
         self.progress = progress
@@ -108,6 +111,7 @@ class Tournament:
         """Play every game not yet journalled (the journal holds the results)."""
         out = self.config.out
         try:  # whatever happens, ``close`` ends what ``open`` started
+            private_run_dir(out)
             if self.resume:
                 self._done = check_journal(out, self.warn)
                 self.played = len(self._done)
@@ -142,8 +146,10 @@ class Tournament:
             self.progress(self, record)
 
     def write_config(self) -> None:
+        """Write the deal secret (if any), then ``config.json``, which says there is one."""
         out = self.config.out
-        out.mkdir(parents=True, exist_ok=True)
+        if self.config.secret is not None:
+            store_secret(out, self.config.secret)
         versions = {"python": platform.python_version()}
         for pkg in ("polish-poker-referee", "numba", "numpy", "pyzmq", "msgpack"):
             try:

@@ -10,7 +10,9 @@ Each game's seed and seating must also be those the run's schedule (regenerated 
 ``config.json``) gives it, and every game the schedule has must be in the journal: a
 run that was stopped fails here until ``referee resume`` has finished it (a ``sprt``
 run stops when its test decides: its games must be the schedule's first ones), unless
-only its journalled games are to be checked (``referee verify --unfinished``).
+only its journalled games are to be checked (``referee verify --unfinished``). A run
+whose deals are keyed by a secret is replayed with the secret in its ``secret.key``
+(``referee.deals``; a missing one is a SecretError).
 
 >>> from referee.games.polish import PolishPoker
 >>> g = PolishPoker("official", 2, seed=3)
@@ -38,10 +40,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from referee.deals import Deals, run_deals
 from referee.games.polish import FORFEIT_PREFIX, RESOLUTION_REASONS, PolishPoker
 from referee.journal import read_games, read_transcripts
 from referee.replay import ReplayMismatch, replay
-from referee.schedule import ScheduledGame
+from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
 from referee.tournament import make_format
 
 
@@ -76,8 +79,10 @@ def _transcript_faults(engine: PolishPoker) -> list[tuple[int, int, str]]:
     return out
 
 
-def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> PolishPoker:
-    """Re-check one record against its transcript; the replayed engine, or VerifyError."""
+def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
+                deals: Deals) -> PolishPoker:
+    """Re-check one record against its transcript, dealt as ``deals`` says; the replayed
+    engine, or VerifyError."""
     game = record.get("game")
 
     def check(ok: bool, detail: str) -> None:
@@ -92,7 +97,8 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None) -> Po
     seats = record["seats"]
     check(len(seats) == record["players"], f"{len(seats)} seats for {record['players']} players")
     try:
-        engine = replay(record["rules"], record["players"], record["seed"], transcript["events"])
+        engine = replay(record["rules"], record["players"], deals.engine_seed(record["seed"]),
+                        transcript["events"])
     except (ReplayMismatch, ValueError, TypeError) as exc:
         raise VerifyError(game, f"the transcript does not replay: {exc}") from None
     check([e.to_dict() for e in engine.events] == transcript["events"],
@@ -155,6 +161,9 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     except (ValueError, KeyError, TypeError) as exc:
         raise VerifyError(None, f"{run_dir / 'config.json'} is not a run's configuration "
                                 f"({exc!r})") from None
+    deals = run_deals(config.get("deals"), run_dir)
+    # A run from before deal secrets journalled each seed's whole 63-bit draw.
+    shift = LEGACY_SEED_SHIFT if "deals" not in config else 0
     seen: set[int] = set()
     rounds = faults = 0
     for rec in records:
@@ -166,13 +175,14 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
             planned = schedule.get(game)
             if planned is None:
                 raise VerifyError(game, "is not a game of this run's schedule")
-            if rec.get("seed") != planned.seed:
+            seed = rec.get("seed")
+            if not isinstance(seed, int) or seed >> shift != planned.seed:
                 raise VerifyError(game, f"seed {rec.get('seed')} is not the run's seed for it")
             names = [config["bots"][b]["name"] for b in planned.seating]
             if rec.get("seats") != names:
                 raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
         try:
-            engine = verify_game(rec, transcripts.get(game))
+            engine = verify_game(rec, transcripts.get(game), deals)
         except (KeyError, TypeError) as exc:
             raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
         rounds += engine.round

@@ -122,9 +122,11 @@ def test_a_crash_is_told_with_the_last_lines_of_stderr_and_where_to_look(
     with its stderr, its log marks each game, and the run's summary says what and where."""
     out = tmp_path / "run"
     bot = faulty(tmp_path, "crash_mid_game.py")
+    # Without duplicate deals one process per slot plays every game (restarted after
+    # each crash), so one log holds them all.
     proc = referee("run", "--bots", bot, *good(tmp_path), "--games", "6", "--seed", "5",
-                   "--move-time", "300ms", "--time-bank", "1s", "--out", str(out),
-                   cwd=tmp_path, timeout=180)
+                   "--no-duplicate", "--move-time", "300ms", "--time-bank", "1s",
+                   "--out", str(out), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stderr
     no_traceback(proc)
     labels, _, entries = check_run(out, "crash_mid_game", 6)
@@ -196,6 +198,7 @@ def test_the_policy_is_the_same_with_workers(tmp_path: Path) -> None:
     out = tmp_path / "run"
     bot = faulty(tmp_path, "slow.py")
     proc = referee("run", "--bots", bot, *good(tmp_path), "--games", "6", "--seed", "2",
+                   "--no-duplicate",  # one process per slot: restarted, not replaced
                    "--concurrency", "2", "--workers", "2", "--move-time", "100ms",
                    "--time-bank", "0", "--out", str(out), cwd=tmp_path, timeout=180)
     assert proc.returncode == 0, proc.stderr

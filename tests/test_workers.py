@@ -79,10 +79,12 @@ def test_workers_play_the_same_games_as_one_process(tmp_path: Path, one_process:
     assert json.loads((out / "config.json").read_text())["config"]["workers"] == 2
     counters = json.loads((out / "counters.json").read_text())
     assert counters == json.loads((one_process / "counters.json").read_text())  # all zero
-    # Slots are numbered across the workers: one set of logs per slot, as with one process.
-    assert sorted(p.name for p in (out / "logs").glob("caller.*")) == [
-        "caller.0.stderr.log", "caller.0.stdout.log", "caller.1.stderr.log",
-        "caller.1.stdout.log"]
+    # Slots are numbered across the workers: one set of logs per process, as with one
+    # process. Each worker is first handed a whole group (two games of one deal), which
+    # no process plays twice: a second process of its slot plays the other game.
+    assert sorted(p.name for p in (out / "logs").glob("caller.*")) == sorted(
+        f"caller.{label}.{stream}.log" for label in ("0", "0.1", "1", "1.1")
+        for stream in ("stderr", "stdout"))
     assert_nothing_left(tmp_path)
 
 
