@@ -172,8 +172,11 @@ def _rmdir(d: Path) -> bool:
 
 
 def sweep(support: Support) -> None:
-    """Remove the run cgroups of referees that are gone (a ``kill -9`` leaves them),
-    when nothing runs in them any more."""
+    """End what the referees that are gone left in their run cgroups, and remove those.
+
+    A bot dies with the referee process that started it, except one that was being
+    started at that very moment (bubblewrap's sandboxed child asks to die with its parent
+    a moment after it exists); a ``kill -9`` also leaves the cgroups themselves."""
     for parent in support.parents:
         for run in parent.glob("referee-*-*"):
             try:
@@ -183,11 +186,17 @@ def sweep(support: Support) -> None:
                 pass
             except (ValueError, PermissionError):
                 continue
-            bots = [d for d in run.iterdir() if d.is_dir()]
-            if not any(BotCgroup((d,)).pids() for d in bots):
-                for d in bots:
-                    _rmdir(d)
-                _rmdir(run)
+            for d in run.iterdir():
+                if d.is_dir():
+                    BotCgroup((d,)).remove()
+            _rmdir(run)
+
+
+def sweep_here() -> None:
+    """``sweep`` on this machine's cgroups, where it has any."""
+    support = detect()
+    if support.version:
+        sweep(support)
 
 
 class RunCgroups:

@@ -136,10 +136,16 @@ def describe_isolation(sandbox: str, limits: BotLimits) -> str:
 _PR_SET_PDEATHSIG = 1
 
 
-def die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (elsewhere: nothing)."""
+def die_with_parent(parent: int | None = None, signum: int = signal.SIGKILL) -> None:
+    """Ask Linux to send ``signum`` (SIGKILL) to this process when its parent dies
+    (elsewhere: nothing).
+
+    A parent that died before the request (between the fork and this call) is never
+    signalled for: given its pid, ``parent``, this process then exits at once."""
     if sys.platform == "linux":
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signum)
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 class BotFileError(ValueError):
@@ -310,14 +316,16 @@ class BotProcess:
             env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                    "PYTHONUNBUFFERED": "1"}
         cgroup = self.cgroup
+        parent = os.getpid()
 
         def preexec() -> None:
+            die_with_parent(parent)  # first: the referee may die while this child starts
             if cgroup is not None:
                 cgroup.join()
             limits.apply(address_space=cgroup is None or not limits.memory_mb)
             if ids is not None and not sandboxed:  # the sandbox drops to the uid itself
                 become(ids)
-            die_with_parent()  # after the user change, which clears it
+            die_with_parent(parent)  # again after the user change, which clears it
 
         try:
             self.popen = subprocess.Popen(

@@ -44,6 +44,7 @@ from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
+from referee.cgroup import sweep_here
 from referee.config import RunConfig
 from referee.hub import HubCounters
 from referee.process import die_with_parent
@@ -191,6 +192,7 @@ class WorkerPool(Tournament):
                 failure = failure or exc
         for w in self.workers:
             w.end(1.0 if w.closed else 0.0)  # a closed one is exiting
+        sweep_here()  # what a worker that was killed was starting at that moment
         if failure is not None and sys.exc_info()[1] is None:
             raise failure
 
@@ -280,6 +282,7 @@ def serve(conn: Connection) -> None:
     stop or quit, end its bots, send its counters."""
     config, first_slot = conn.recv()
     worker = Worker(config, conn, first_slot)
+    signal.signal(ORPHANED, lambda *_: _orphaned(worker))
     threading.Thread(target=worker.listen, name="main-process", daemon=True).start()
     try:
         worker.open()
@@ -292,6 +295,19 @@ def serve(conn: Connection) -> None:
     conn.send(("closed", worker.counters_report()))
 
 
+# What Linux sends a worker when the main process dies (``main``).
+ORPHANED = signal.SIGUSR1
+
+
+def _orphaned(worker: Worker) -> None:
+    """The main process died (``kill -9``): end this worker's bots, the one being started
+    at this very moment included (its cgroup holds it before it can ask to die with its
+    parent), and exit."""
+    if worker.cgroups is not None:
+        worker.cgroups.remove()
+    os._exit(1)
+
+
 def main(argv: list[str]) -> None:
     """``python -m referee.workers FD PARENT_PID``: serve the main process on the
     connection ``FD``; every failure is sent to it."""
@@ -299,9 +315,7 @@ def main(argv: list[str]) -> None:
     # A SIGTERM sent to every process of the run (a service manager stopping it) is
     # the main process's to handle: it tells the workers to quit, and they end cleanly.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    die_with_parent()
-    if os.getppid() != parent:
-        return  # the main process died before we asked to die with it
+    die_with_parent(parent, ORPHANED)  # before ``serve``: the default action ends it
     conn = Connection(fd)
     try:
         serve(conn)
