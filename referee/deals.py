@@ -114,8 +114,12 @@ def store_secret(run_dir: Path, key: bytes) -> None:
         if load_secret(run_dir) != key:
             raise SecretError(f"{path} already holds another run's deal secret") from None
         return
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(key)
+    except OSError:
+        path.unlink(missing_ok=True)  # a part of a key (a full disk) is no key
+        raise
 
 
 def load_secret(run_dir: Path) -> bytes:

@@ -72,15 +72,15 @@ def test_full_disk_mid_run_is_one_line_exit_4_and_resume_finishes(tmp_path, tmpd
 
 
 def test_a_disk_full_before_the_first_game(tmp_path, tmpdir_env):
-    """Not even config.json fits: one line, exit 4, and no resume hint (there is
-    nothing to resume); with room, the same command starts the run."""
+    """Not even the run's first file (its deal secret) fits: one line, exit 4, and no
+    resume hint (there is nothing to resume); with room, the same command starts the run."""
     with small_disk(tmp_path / "disk", "4k") as disk:
         (disk / "filler").write_bytes(b"x" * 4096)
         run = disk / "run"
         caller, rnd = bots(tmp_path, "caller.py", "random_bot.py")
         args = ["run", "--bots", caller, rnd, "--games", "2", "--out", str(run)]
         res = referee(*args, tmp=tmpdir_env)
-        one_error(res, 4, f"cannot write {run}/config.json", "No space left on device",
+        one_error(res, 4, f"cannot write {run}", "No space left on device",
                   "no game was played")
         assert list(tmpdir_env.iterdir()) == []
         (disk / "filler").unlink()
