@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaluator import ladder, legal_raises, parse_declaration, raise_error
+from referee.deals import Deals
 from referee.games import PolishPokerRules
 from referee.games.polish import (
     Called,
@@ -252,7 +253,7 @@ def test_forfeits_round_by_round_to_the_end_in_both_rulesets() -> None:
 def match(ruleset: str, players: int, max_faults: int = 3) -> Match:
     game = ScheduledGame(0, tuple(range(players)), 9, 0, 1)
     return Match(game, [f"b{s}" for s in range(players)], PolishPokerRules(ruleset),
-                 move_ms=100, bank_ms=0, max_faults=max_faults)
+                 move_ms=100, bank_ms=0, max_faults=max_faults, deals=Deals())
 
 
 @pytest.mark.parametrize(("ruleset", "opener_after", "crashing", "opener_last"),
@@ -413,7 +414,9 @@ def test_a_real_run_opens_the_round_after_a_crash_by_the_ruleset_rule(
 def test_seq_starts_at_1_in_every_process(tmp_path: Path) -> None:
     bot = str(ROOT / "tests" / "bots" / "seq_crasher")
     run_transcripts(tmp_path, "official", 2, 4, bot, CALLER)
-    log = (tmp_path / "run" / "logs" / "seq_crasher.0.stderr.log").read_text()
+    # Every process of the bot (the pool starts more than one per slot: see referee.pool)
+    log = "\n".join(p.read_text() for p in
+                    sorted((tmp_path / "run" / "logs").glob("seq_crasher.*.stderr.log")))
     lines = " ".join(ln for ln in log.splitlines()
                      if not ln.startswith("[referee]")).split()  # the referee's game marks
     seqs: dict[str, list[int]] = {}
