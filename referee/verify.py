@@ -15,7 +15,7 @@ whose deals are keyed by a secret is replayed with the secret in its ``secret.ke
 (``referee.deals``; a missing one is a SecretError).
 
 >>> from referee.games.polish import PolishPoker
->>> g = PolishPoker("official", 2, seed=3)
+>>> g = PolishPoker("official", 2, seed=3)  # a run whose deals follow the seed alone
 >>> while not g.is_over:
 ...     _ = g.apply("call" if g.can_call else "pair A")
 >>> names = ["alice", "bob"]
@@ -24,10 +24,10 @@ whose deals are keyed by a secret is replayed with the secret in its ``secret.ke
 ...           "places": [g.finishing_order.index(s) + 1 for s in (0, 1)], "faults": []}
 >>> transcript = {"game": 0, "seed": 3, "rules": "official", "players": 2,
 ...               "events": [e.to_dict() for e in g.events]}
->>> verify_game(record, transcript).round
+>>> verify_game(record, transcript, Deals()).round
 6
 >>> record["order"].reverse()
->>> verify_game(record, transcript)
+>>> verify_game(record, transcript, Deals())
 Traceback (most recent call last):
 ...
 referee.verify.VerifyError: game 0: order ['alice', 'bob'] but the transcript gives ['bob', 'alice']
