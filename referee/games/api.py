@@ -50,9 +50,23 @@ def _allowed(p: Param) -> str:
     return f"{'an integer' if p.kind is int else 'a ' + p.kind.__name__}{lo}{sep}{hi}"
 
 
-def resolve_params(schema: Sequence[Param], given: Mapping[str, str]) -> dict[str, Any]:
-    """Text values from the command line -> typed params with defaults; ValueError with one
-    line naming the parameter and the allowed values for anything unknown or out of range.
+def _typed(p: Param, given: Any) -> Any:
+    """``given`` as a value of ``p.kind``: text is converted, a typed value (from a
+    journal) must already be one (an int stands for a float); None if it cannot be."""
+    if isinstance(given, str):
+        try:
+            return p.kind(given.strip())
+        except ValueError:
+            return None
+    if p.kind is float and type(given) is int:
+        return float(given)
+    return given if type(given) is p.kind else None
+
+
+def resolve_params(schema: Sequence[Param], given: Mapping[str, Any]) -> dict[str, Any]:
+    """Text values from the command line (or typed ones, from a journal) -> typed params
+    with defaults; ValueError with one line naming the parameter and the allowed values
+    for anything unknown, of another type or out of range.
 
     >>> schema = (Param("target", 150, int, minimum=1),)
     >>> resolve_params(schema, {}), resolve_params(schema, {"target": "60"})
@@ -73,10 +87,7 @@ def resolve_params(schema: Sequence[Param], given: Mapping[str, str]) -> dict[st
             out[p.name] = p.default
             continue
         text = given[p.name]
-        try:
-            value = p.kind(text.strip()) if isinstance(text, str) else p.kind(text)
-        except (TypeError, ValueError):
-            value = None
+        value = _typed(p, text)
         if (value is None or (p.choices is not None and value not in p.choices)
                 or (p.minimum is not None and value < p.minimum)
                 or (p.maximum is not None and value > p.maximum)):

@@ -7,9 +7,9 @@ from importlib.resources import files
 from typing import Any
 
 from evaluator.cards import parse_card
-from referee.games.api import IllegalAction, Outcome
+from referee.games.api import IllegalAction, Outcome, resolve_params
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
-from referee.games.turkish_poker.params import check_params
+from referee.games.turkish_poker.params import GAME_PARAMS
 from referee.games.turkish_poker.wire import action_payload, parse_action
 
 NAME = "turkish-poker"
@@ -22,7 +22,7 @@ class TurkishPokerGame:
     seats = range(2, 6)
 
     def __init__(self, params: dict[str, Any]):
-        self.params = check_params(params)
+        self.params = resolve_params(GAME_PARAMS, params)
 
     def new_game(self, players: int, seed: int) -> TurkishPoker:
         if players not in self.seats:

@@ -1,9 +1,6 @@
-"""Turkish poker's parameters: the schema the command line resolves, and its checks."""
+"""Turkish poker's parameters: the schema ``referee.games.api.resolve_params`` checks."""
 
 from __future__ import annotations
-
-from collections.abc import Mapping
-from typing import Any
 
 from referee.games.api import Param
 from referee.games.turkish_poker.betting import LIMITS
@@ -19,27 +16,3 @@ GAME_PARAMS: tuple[Param, ...] = (
           help="most chips raked from one pot (0: no cap)"),
 )
 
-
-def check_params(params: Mapping[str, Any]) -> dict[str, Any]:
-    """Typed params (from ``resolve_params`` or a journal) -> a full, checked dict;
-    ValueError naming the first bad one."""
-    known = {p.name: p for p in GAME_PARAMS}
-    for name in params:
-        if name not in known:
-            raise ValueError(f"unknown parameter {name!r}: expected one of {', '.join(known)}")
-    out: dict[str, Any] = {}
-    for p in GAME_PARAMS:
-        value = params.get(p.name, p.default)
-        if p.kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if type(value) is not p.kind:
-            raise ValueError(f"parameter {p.name!r}: {value!r} is not a {p.kind.__name__}")
-        if p.choices is not None and value not in p.choices:
-            raise ValueError(f"parameter {p.name!r}: {value!r} is not one of "
-                             f"{', '.join(map(str, p.choices))}")
-        if p.minimum is not None and value < p.minimum or \
-                p.maximum is not None and value > p.maximum:
-            raise ValueError(f"parameter {p.name!r}: {value!r} is outside "
-                             f"{p.minimum}..{p.maximum}")
-        out[p.name] = value
-    return out
