@@ -75,7 +75,7 @@ from referee.process import (
 )
 from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
-from referee.sandbox import SandboxError, resolve
+from referee.sandbox import SandboxError, hosting_paths, resolve
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
@@ -216,10 +216,11 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
     hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
-    closed = closed_to_others(Path(sys.executable)) if hosted else None
+    closed = closed_to_others(hosting_paths()) if hosted else None
     if sandbox == "none" and limits.run_as is not None and not in_process and closed:
-        raise ConfigError(f"--run-as: other users cannot run this Python ({closed} is closed "
-                          "to them); install it where they can, or use --sandbox bwrap")
+        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
+                          f"packages ({closed} is closed to them); install it where they "
+                          "can, or use --sandbox bwrap")
     if rules not in evaluator.RULESETS:
         raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:

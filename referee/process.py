@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,12 +97,13 @@ class BotLimits:
                 resource.setrlimit(res, (value, value))
 
 
-def closed_to_others(path: Path) -> Path | None:
-    """The first directory on the way to ``path`` (symbolic links followed) that other
-    users cannot search, or None if they can reach it."""
-    for d in reversed(path.resolve().parents):
-        if not d.stat().st_mode & 0o001:
-            return d
+def closed_to_others(paths: Iterable[Path]) -> Path | None:
+    """The first directory on the way to one of ``paths`` (symbolic links followed) that
+    other users cannot search, or None if they can reach them all."""
+    for path in paths:
+        for d in reversed(path.resolve().parents):
+            if not d.stat().st_mode & 0o001:
+                return d
     return None
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 SANDBOXES = ("auto", "none", "bwrap")
 SDK_PACKAGES = ("protocol", "evaluator")  # what the SDK host (protocol.host) imports
+SDK_LIBRARIES = ("zmq", "msgpack", "numpy")  # and the installed libraries it imports
 SDK_MOUNT = Path("/opt/referee")
 SCRATCH = Path("/tmp")
 HOME = SCRATCH / "home"
@@ -151,6 +152,17 @@ def sdk_packages() -> list[Path]:
             raise SandboxError(f"package {name} of the bot SDK is not importable")
         dirs.append(Path(list(spec.submodule_search_locations)[0]).resolve())
     return dirs
+
+
+def hosting_paths() -> list[Path]:
+    """What a bot hosted by the SDK reads: this Python, the SDK's packages and the
+    libraries they import."""
+    paths = [Path(sys.executable), *sdk_packages()]
+    for name in SDK_LIBRARIES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.origin:
+            paths.append(Path(spec.origin))
+    return paths
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,26 @@ class Outcome:
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A game's own measure of a bot, shown beside its Elo: the mean over its games of
+    ``score * scale`` (``Outcome.scores``), e.g. Turkish poker's chips won per hand in
+    antes (``scale`` = 1 / (hands * ante)) or golf's points per game (lower is better).
+
+    >>> Metric("chips won per hand", "antes", 1 / 200, True).value(50.0)
+    0.25
+    """
+
+    name: str
+    unit: str
+    scale: float = 1.0
+    higher_is_better: bool = True
+
+    def value(self, score: float) -> float:
+        """One game's value of the metric for a seat that scored ``score``."""
+        return score * self.scale
+
+
+@dataclass(frozen=True)
 class Param:
     """One game parameter: its name, default, type and allowed values."""
 
@@ -119,6 +139,7 @@ class Game(Protocol):
     name: str
     params: dict[str, Any]
     seats: range
+    metric: Metric | None  # None for a game with places only
 
     def new_game(self, players: int, seed: int) -> Engine: ...
     def parse_action(self, payload: Any) -> Any: ...

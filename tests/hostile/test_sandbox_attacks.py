@@ -32,25 +32,26 @@ from referee.cgroup import detect  # noqa: E402
 from referee.config import RunConfig  # noqa: E402
 from referee.process import UID_BASE, BotLimits, closed_to_others, resolve_bots  # noqa: E402
 from referee.runner import BotStartError, Runner  # noqa: E402
-from referee.sandbox import bwrap_problem  # noqa: E402
+from referee.sandbox import bwrap_problem, hosting_paths  # noqa: E402
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="per-bot uids need a root referee"),
     pytest.mark.skipif(bwrap_problem() is not None, reason=f"bwrap: {bwrap_problem()}"),
 ]
 RUN_AS_BASE = 2_100_000_000
-CLOSED = closed_to_others(Path(sys.executable))
-# Where this Python is closed to other users (pyenv under /root), the bots of --run-as
-# tests are executables that host them with the system's Python of the same version and
-# this environment's packages (both open to other users).
+CLOSED = closed_to_others(hosting_paths())
+# Where only this Python is closed to other users (pyenv under /root), the bots of
+# --run-as tests are executables that host them with the system's Python of the same
+# version and this environment's packages (where those are open to other users).
 SYSTEM_PYTHON = Path("/usr/bin/python3")
 SAME_VERSION = f"import sys; sys.exit(sys.version_info[:2] != {sys.version_info[:2]})"
-TWIN = CLOSED is not None and SYSTEM_PYTHON.exists() and subprocess.run(
+TWIN = CLOSED is not None and closed_to_others(hosting_paths()[1:]) is None \
+    and SYSTEM_PYTHON.exists() and subprocess.run(
     [str(SYSTEM_PYTHON), "-c", SAME_VERSION], capture_output=True).returncode == 0
 needs_open_python = pytest.mark.skipif(
     CLOSED is not None and not TWIN,
-    reason=f"--run-as without a sandbox: {CLOSED} closes this Python to other users, and "
-           "the system has no Python of the same version")
+    reason=f"--run-as without a sandbox: {CLOSED} closes this Python or its packages to "
+           "other users, and the system has no open Python of the same version")
 MODES = {
     "bwrap": ("bwrap", None),
     "run-as": ("none", f"uid-range:{RUN_AS_BASE}"),
