@@ -22,30 +22,35 @@ class IllegalAction(Exception):
 @dataclass(frozen=True)
 class Outcome:
     """Per seat: ``places`` (1 = best; equal results share a place: (1, 1, 3)) and
-    optionally ``scores``, the game's own score (chips won, golf points)."""
+    optionally ``scores``, the game's own score (chips won, golf points); ``units`` is how
+    many of the game's ``Metric.per`` the game held (hands, rounds)."""
 
     places: tuple[int, ...]
     scores: tuple[float, ...] | None = None
+    units: int = 1
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A game's own measure of a bot, shown beside its Elo: the mean over its games of
-    ``score * scale`` (``Outcome.scores``), e.g. Turkish poker's chips won per hand in
-    antes (``scale`` = 1 / (hands * ante)) or golf's points per game (lower is better).
+    """A game's own measure of a bot, shown beside its Elo: over the bot's games, the sum
+    of ``score * scale`` divided by the sum of ``units`` (``Outcome``), e.g. Turkish
+    poker's chips won per hand in antes (``scale`` = 1 / ante, per "hand") or golf's
+    points per round (lower is better).
 
-    >>> Metric("chips won per hand", "antes", 1 / 200, True).value(50.0)
-    0.25
+    >>> m = Metric("chips won", "antes", "hand", scale=1 / 2)
+    >>> m.value(scores=[50.0, -10.0], units=[100, 100])
+    0.1
     """
 
     name: str
     unit: str
+    per: str
     scale: float = 1.0
     higher_is_better: bool = True
 
-    def value(self, score: float) -> float:
-        """One game's value of the metric for a seat that scored ``score``."""
-        return score * self.scale
+    def value(self, scores: Sequence[float], units: Sequence[int]) -> float:
+        """The metric over games with these scores and units."""
+        return sum(scores) * self.scale / sum(units)
 
 
 @dataclass(frozen=True)
