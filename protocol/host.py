@@ -1,7 +1,7 @@
 """Host a one-file Python bot: ``python -m protocol.host path/to/bot.py``.
 
 Loads the file as a module, takes its ``act`` and optional hooks (``on_game_start``,
-``on_round_result``, ``on_game_end``), and serves the referee through the SDK.
+``on_notice``, ``on_game_end``), and serves the referee through the SDK.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ def main(argv: list[str]) -> int:
     except (ImportError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_BAD_BOT
-    sdk.run(bot.act, getattr(bot, "on_game_start", None),
-            getattr(bot, "on_round_result", None), getattr(bot, "on_game_end", None))
+    sdk.run(bot.act, getattr(bot, "on_game_start", None), sdk.notice_hook(bot),
+            getattr(bot, "on_game_end", None))
     return 0
 
 

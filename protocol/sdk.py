@@ -6,10 +6,15 @@ A Python bot is one file with an ``act(view)`` function::
         return "call" if view.can_call else "pair 9"
 
 ``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
-calls ``run`` below. ``act`` may return ``"call"``, a declaration (text, id or
-``Declaration``), or ``Raise``/``Call``. Optional hooks: ``on_game_start(info)``,
-``on_round_result(result)``, ``on_game_end(info)``. An exception in ``act``, or a
-return value that is not an action of the game's ruleset, does not end the bot: the
+calls ``run`` below. The SDK loads the game each ``game_start`` names from the registry
+(``referee.games``): ``act`` gets the view as that game decodes it, and may return what
+the game's local action parser reads (Polish Poker: ``"call"``, a declaration as text,
+id or ``Declaration``, or ``Raise``/``Call``; Turkish poker and six-card golf: the
+action's wire map, or for golf a text such as ``"take stock"``). Optional hooks:
+``on_game_start(info)``, ``on_notice(notice)`` (each notice the game tells the seat, as
+the game decodes it; Polish Poker: a ``RoundResult``; ``on_round_result`` is its older
+name), ``on_game_end(info)``. An exception in ``act``, or a
+return value that is not an action of the game, does not end the bot: the
 traceback goes to stderr (the bot's log) and the SDK answers with an ``error`` reply
 (SPEC.md section 4), which the referee records as a ``malformed`` action: the bot loses
 the round and plays on. An exception in a hook is reported the same way, on the bot's
@@ -35,7 +40,8 @@ import zmq
 
 from protocol.codec import decode, encode
 from protocol.messages import PROTOCOL_VERSION
-from protocol.polish import Action, Call, Raise, RoundResult, View, parse_action
+from referee.games import GameError, load_game
+from referee.games.api import Game
 
 HELLO_TIMEOUT_MS = 30_000
 ERROR_CHARS = 1000  # of an error reply's text (the referee keeps less)
@@ -47,7 +53,8 @@ class BotError(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class GameInfo:
-    """What ``on_game_start`` and ``on_game_end`` receive."""
+    """What ``on_game_start`` and ``on_game_end`` receive (``order``, ``places`` and
+    ``scores`` at the end only: SPEC.md section 4, ``game_end``)."""
 
     game_id: str
     game: str
@@ -56,6 +63,8 @@ class GameInfo:
     seed: int
     params: dict[str, Any]
     order: tuple[int, ...] = ()
+    places: tuple[int, ...] = ()
+    scores: tuple[float, ...] | None = None
 
 
 def seed_everything(seed: int) -> None:
@@ -65,10 +74,15 @@ def seed_everything(seed: int) -> None:
         np.random.seed(seed % 2**32)
 
 
+def notice_hook(bot: Any) -> Callable[[Any], None] | None:
+    """A bot's ``on_notice`` hook, or the one by its older name ``on_round_result``."""
+    return getattr(bot, "on_notice", None) or getattr(bot, "on_round_result", None)
+
+
 def run(
-    act: Callable[[View], Any],
+    act: Callable[[Any], Any],
     on_game_start: Callable[[GameInfo], None] | None = None,
-    on_round_result: Callable[[RoundResult], None] | None = None,
+    on_notice: Callable[[Any], None] | None = None,
     on_game_end: Callable[[GameInfo], None] | None = None,
     name: str | None = None,
 ) -> None:
@@ -100,7 +114,7 @@ def run(
         reply = decode(sock.recv())
         if reply["type"] != "welcome":
             raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
-        _serve(sock, act, on_game_start, on_round_result, on_game_end)
+        _serve(sock, act, on_game_start, on_notice, on_game_end)
     finally:
         sock.close()
 
@@ -136,35 +150,50 @@ def _guarded(where: str, hook: Callable[..., None] | None, *args: Any) -> str | 
     return None
 
 
-def _deliver(msg: dict[str, Any], game: GameInfo, on_round_result) -> str | None:
-    """Hand the round results riding on an ``act`` or ``game_end`` to the hook; the text
-    of its failure, if it raised."""
-    for result in msg.get("results", ()) if on_round_result else ():
-        failed = _guarded("on_round_result", on_round_result,
-                          RoundResult.from_wire(result, game.params["ruleset"]))
+def _deliver(msg: dict[str, Any], rules: Game, on_notice) -> str | None:
+    """Hand the notices riding on an ``act`` or ``game_end`` to the hook; the text of its
+    failure, if it raised."""
+    for notice in msg.get("results", ()) if on_notice else ():
+        try:
+            decoded = rules.decode_notice(notice)
+        except Exception as exc:  # noqa: BLE001 - a notice this SDK cannot read
+            return failure("decoding a notice", exc)
+        failed = _guarded("on_notice", on_notice, decoded)
         if failed:
             return failed
     return None
 
 
-def _decide(act: Callable[[View], Any], view: View, ruleset: str) -> dict[str, Any]:
+def _decide(act: Callable[[Any], Any], view: Any, rules: Game) -> dict[str, Any]:
     """The reply's body: ``act``'s action, or the error that kept it from giving one."""
     try:
         value = act(view)
-    except Exception as exc:  # the bot's own bug: the round is lost, the bot plays on
+    except Exception as exc:  # the bot's own bug: a fault, the bot plays on
         text = failure("act", exc)
         log_failure(text)
         return {"error": text}
     try:
-        return {"action": Action.to_wire(parse_action(value, ruleset))}
+        return {"action": rules.encode_action(rules.parse_local_action(value))}
     except Exception as exc:  # noqa: BLE001 - whatever the parse of a bad value raises
         text = bad_return(value, exc)
         log_failure(text)
         return {"error": text}
 
 
-def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
+def _load(name: Any, params: Any, loaded: dict[str, Game]) -> Game:
+    """The game a ``game_start`` names, loaded once per name and parameters."""
+    key = repr((name, sorted(params.items()) if isinstance(params, dict) else params))
+    if key not in loaded:
+        if not isinstance(name, str) or not isinstance(params, dict):
+            raise GameError(f"game_start names game {name!r} with parameters {params!r}")
+        loaded[key] = load_game(name, params)
+    return loaded[key]
+
+
+def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
     game: GameInfo | None = None
+    rules: Game | None = None
+    loaded: dict[str, Game] = {}
     failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
         msg = decode(sock.recv())
@@ -172,28 +201,42 @@ def _serve(sock, act, on_game_start, on_round_result, on_game_end) -> None:
         if kind == "act":
             if game is None:
                 raise BotError("'act' before 'game_start'")
-            failed = _deliver(msg, game, on_round_result) or failed
-            if failed:
+            if rules is None:  # every decision of a game the SDK cannot load
+                body = {"error": failed or "the SDK cannot play this game"}
+            elif failed := _deliver(msg, rules, on_notice) or failed:
                 body, failed = {"error": failed}, None
             else:
-                view = View.from_wire(msg["view"], msg.get("deadline_ms"))
-                body = _decide(act, view, game.params["ruleset"])
+                try:
+                    view = rules.decode_view(msg["view"], msg.get("deadline_ms"))
+                except Exception as exc:  # noqa: BLE001 - a view this SDK cannot read
+                    body = {"error": failure("decoding the view", exc)}
+                else:
+                    body = _decide(act, view, rules)
             sock.send(encode({"type": "action", "seq": msg["seq"], **body}))
         elif kind == "game_start":
             game = GameInfo(msg["game_id"], msg["game"], msg["seat"], msg["players"],
                             msg["seed"], msg["params"])
             seed_everything(game.seed)
+            try:
+                rules = _load(msg["game"], msg["params"], loaded)
+            except GameError as exc:  # answered with an error at every decision
+                rules, failed = None, f"the SDK cannot play this game: {exc}"
+                log_failure(failed)
+                continue
             failed = _guarded("on_game_start", on_game_start, game)
         elif kind == "game_end":
-            if game is not None:
-                _deliver(msg, game, on_round_result)
+            if game is not None and rules is not None:
+                _deliver(msg, rules, on_notice)
+                scores = msg.get("scores")
                 _guarded("on_game_end", on_game_end,
                          GameInfo(game.game_id, game.game, game.seat, game.players,
-                                  game.seed, game.params, tuple(msg["order"])))
-            game, failed = None, None
+                                  game.seed, game.params, tuple(msg.get("order", ())),
+                                  tuple(msg.get("places", ())),
+                                  None if scores is None else tuple(scores)))
+            game, rules, failed = None, None, None
         elif kind == "bye":
             return
         # Other types are additions of a later protocol version: ignored (SPEC.md section 10).
 
 
-__all__ = ["BotError", "Call", "GameInfo", "Raise", "View", "run", "seed_everything"]
+__all__ = ["BotError", "GameInfo", "notice_hook", "run", "seed_everything"]

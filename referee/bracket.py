@@ -4,8 +4,8 @@ The entrants are split into tables that play independently; the best 1 or 2 of e
 table go on, to a final table of 4 where possible (or to another stage of tables while
 they are too many for one). The final table's standings are the finishing order.
 
-- Tables: as few as hold everyone at ``max_table`` (capped by the ruleset) each, sizes
-  as equal as possible (never below the ruleset's minimum), the entrants dealt to them
+- Tables: as few as hold everyone at ``max_table`` (capped by the game) each, sizes
+  as equal as possible (never below the game's minimum), the entrants dealt to them
   in an order shuffled from the seed, in turn (table 0, 1, ..., 0, 1, ...). Later
   stages deal the advancers the same way, the tables' winners first, so that winners
   are spread over the tables. (With ``max_table`` 7 or 8, in polacco, 7 or 8 entrants
@@ -172,7 +172,7 @@ def plan_stages(entrants: int, smallest: int, largest: int,
 
 class Tables:
     """The tables format for ``n_bots`` (at least 7) entrants named ``names``, under a
-    ruleset seating ``ruleset_players`` (e.g. ``range(2, 7)``). See the module docstring
+    game seating ``game_seats`` (e.g. ``range(2, 7)``). See the module docstring
     for the rules; ``self.plan`` is the stages, ``self.games`` all their games.
 
     ``stage(number, records)`` needs the records of every game of the stage before (a
@@ -182,7 +182,7 @@ class Tables:
 
     name = "tables"
 
-    def __init__(self, n_bots: int, names: Sequence[str], ruleset_players: range,
+    def __init__(self, n_bots: int, names: Sequence[str], game_seats: range,
                  games_per_table: int, seed: int, duplicate: bool = True,
                  max_table: int = 6, final_size: int = 4) -> None:
         if n_bots < MIN_ENTRANTS:
@@ -192,9 +192,9 @@ class Tables:
             raise ValueError(f"need {n_bots} distinct bot names, got {list(names)}")
         if games_per_table < 1:
             raise ValueError(f"games_per_table must be at least 1, not {games_per_table}")
-        smallest, largest = ruleset_players[0], min(max_table, ruleset_players[-1])
+        smallest, largest = game_seats[0], min(max_table, game_seats[-1])
         if smallest > largest:
-            raise ValueError(f"tables of at most {max_table} cannot seat the ruleset's "
+            raise ValueError(f"tables of at most {max_table} cannot seat the game's "
                              f"{smallest} or more players")
         self.n_bots, self.names, self.seed = n_bots, tuple(names), seed
         self.games_per_table, self.duplicate = games_per_table, duplicate

@@ -1,19 +1,18 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
-Starts the bot, waits for its hello, plays a few scripted turns of both rulesets
-(opening, answering, after four flushes, after a five below aces, a position where only
-a call is legal), sends a game end with a round result, then ``bye``, and reports each
-step as PASS or FAIL with the reason. A failure after which the bot cannot be asked
-anything more (it exited, or did not answer in time) stops the check there: the steps
-after it are not run, rather than failed. The bot's logs go to a folder that is kept,
-and printed; nothing else is left behind.
+Starts the bot, waits for its hello, plays the game's scripted turns (``Game.check_turns``:
+positions a bot most easily gets wrong), judging each answer with the game
+(``Game.judge``), sends a game end, then ``bye``, and reports each step as PASS or FAIL
+with the reason. A failure after which the bot cannot be asked anything more (it
+exited, or did not answer in time) stops the check there: the steps after it are not
+run, rather than failed. The bot's logs go to a folder that is kept, and printed;
+nothing else is left behind.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,46 +20,14 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from evaluator import parse_card, parse_cards, parse_declaration
 from leaderboards import inert
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
-from protocol.polish import GAME, Action, ActionError, Raise, View
+from referee.games.api import Game
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.process import BotLimits, BotProcess, BotSpec
 from referee.sandbox import Sandbox
-
-
-@dataclass(frozen=True)
-class Turn:
-    """One scripted decision: the view sent, and whether a call is the only legal answer."""
-
-    label: str
-    view: View
-
-
-def _view(ruleset: str, seat: int, players: int, hand: str, community: str | None,
-          history: list[tuple[int, str]], cap: int = 5) -> View:
-    counts = tuple(len(parse_cards(hand)) if s == seat else 1 for s in range(players))
-    return View(ruleset, seat, players, 1, cap, parse_cards(hand),
-                parse_card(community) if community else None, counts, (True,) * players,
-                history[0][0] if history else seat,
-                tuple((s, parse_declaration(d, ruleset)) for s, d in history))
-
-
-TURNS = (
-    Turn("official, opening", _view("official", 0, 2, "Ah", "9c", [])),
-    Turn("official, answering pair 9", _view("official", 1, 2, "Kd", "9c", [(0, "pair 9")])),
-    Turn("official, after four flushes",
-         _view("official", 2, 4, "Ts", "Jk", [(0, "flush s"), (1, "flush d"), (2, "flush h"),
-                                               (3, "flush c")])),
-    Turn("official, answering five T (a higher five or a call is legal)",
-         _view("official", 0, 4, "Jd", "Jk", [(1, "three J"), (2, "four J"), (3, "five T")])),
-    Turn("polacco, opening", _view("polacco", 0, 3, "7h", None, [])),
-    Turn("polacco, top of the ladder (only a call is legal)",
-         _view("polacco", 1, 3, "2c", None, [(0, "straight-flush s A")])),
-)
 
 
 class CheckFailed(Exception):
@@ -140,32 +107,31 @@ class _Session:
         self.logs.close()
 
 
-def _play_turn(s: _Session, turn: Turn, move_ms: int) -> str:
-    v = turn.view
-    s.send({"type": "game_start", "game": GAME, "game_id": "check", "seat": v.seat,
-            "players": v.players, "seed": 1, "params": {"ruleset": v.ruleset},
+def _play_turn(s: _Session, rules: Game, view: dict[str, Any], move_ms: int) -> str:
+    """Send the game's scripted ``view``; the answer must be an action the game allows."""
+    seat, players = view.get("seat", 0), view.get("players", 2)
+    s.send({"type": "game_start", "game": rules.name, "game_id": "check", "seat": seat,
+            "players": players, "seed": 1, "params": rules.params,
             "time": {"move_ms": move_ms, "bank_ms": 0}})
-    payload = s.request({"type": "act", "view": v.to_wire(), "deadline_ms": move_ms,
+    payload = s.request({"type": "act", "view": view, "deadline_ms": move_ms,
                          "results": [], "time": {"move_ms": move_ms, "bank_ms": 0}},
                         move_ms)
     try:
-        action = Action.from_wire(payload, v.ruleset)
-    except ActionError as exc:
+        action = rules.parse_action(payload)
+    except ValueError as exc:
         raise CheckFailed(f"malformed action: {exc}") from None
-    if isinstance(action, Raise):
-        if not v.is_raise(action.declaration):
-            raise CheckFailed(f"illegal: {action.declaration} is not a raise here")
-        return f"raised to {action.declaration}"
-    if not v.can_call:
-        raise CheckFailed("illegal: a call when there is nothing to call")
-    return "called"
+    why = rules.judge(view, action)
+    if why is not None:
+        raise CheckFailed(f"illegal: {why}")
+    s.send({"type": "game_end", "order": [], "places": [], "scores": None, "results": []})
+    return f"played {str(payload)[:80]}"
 
 
-def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console,
+def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: Console,
               log_dir: Path) -> int:
-    """Print one PASS/FAIL line per step; 0 if all pass, 1 if any fails, 3 if it can't
-    start. The bot's stdout and stderr go to ``log_dir``. What the bot wrote or is
-    named is printed inert (``leaderboards.inert``)."""
+    """Print one PASS/FAIL line per step of game ``rules``; 0 if all pass, 1 if any
+    fails, 3 if it can't start. The bot's stdout and stderr go to ``log_dir``. What the
+    bot wrote or is named is printed inert (``leaderboards.inert``)."""
     def line(mark: tuple[str, str] | str, text: str) -> None:
         console.print(Text.assemble(mark, inert.terminal(text)), soft_wrap=True)
 
@@ -175,10 +141,13 @@ def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console,
         line(("FAIL ", "bold red"), f"start and hello: {exc}")
         return 3
     failures = 0
+    turns = rules.check_turns()
     steps: list[tuple[str, Callable[[], str]]] = [
         ("start and hello", lambda: (s.hello(), f"connected as {spec.name}")[1]),
-        *((turn.label, partial(_play_turn, s, turn, move_ms)) for turn in TURNS),
-        ("game end with a round result, and bye", partial(_say_bye, s, move_ms)),
+        *((f"{rules.name}, scripted turn {i} of {len(turns)}",
+           partial(_play_turn, s, rules, view, move_ms))
+          for i, (view, _, _) in enumerate(turns, 1)),
+        ("bye", partial(_say_bye, s, move_ms)),
     ]
     code = 0
     try:
@@ -206,10 +175,7 @@ def run_check(spec: BotSpec, move_ms: int, start_ms: int, console: Console,
 
 
 def _say_bye(s: _Session, move_ms: int) -> str:
-    """Send a game end with a round result and ``bye``: the bot must exit with code 0."""
-    s.send({"type": "game_end", "order": [1, 0], "results": [{
-        "round": 1, "hands": [[48], [44], [40]], "community": None, "declaration": 6,
-        "exists": False, "loser": 0, "reason": "bluff", "eliminated": False}]})
+    """Send ``bye``: the bot must exit with code 0."""
     s.send({"type": "bye"})
     code = s.proc.wait(max(2.0, move_ms / 1000))
     if code is None:

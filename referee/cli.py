@@ -40,7 +40,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 from typer import rich_utils
 
-import evaluator
 from leaderboards import (
     Report,
     ReportError,
@@ -62,7 +61,16 @@ from referee.config import (
     parse_size,
 )
 from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
-from referee.games import game_rules
+from referee.gameopts import (
+    GameOpt,
+    ParamOpt,
+    RulesOpt,
+    describe_games,
+    params_text,
+    resolve_game,
+)
+from referee.games import DEFAULT_GAME
+from referee.games.api import Game
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import (
@@ -96,7 +104,7 @@ _sprt_verdict: int | None = None
 _sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Referee and bot-competition harness for Polish Poker.")
+                  help="Referee and bot-competition harness for card games.")
 console = Console()
 if not console.is_terminal:  # logs and CI: wide enough for the leaderboard's ten columns
     console.width = 140
@@ -130,8 +138,8 @@ def fail(code: int, message: str) -> typer.Exit:
     return typer.Exit(code)
 
 
-def default_out(rules: str) -> Path:
-    base = Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{rules}"
+def default_out(label: str) -> Path:
+    base = Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{label}"
     out, n = base, 1
     while out.exists():
         n += 1
@@ -139,7 +147,6 @@ def default_out(rules: str) -> Path:
     return out
 
 
-RulesOpt = Annotated[str, typer.Option(help="Ruleset: official or polacco.")]
 SeedOpt = Annotated[int | None, typer.Option(
     help="Run seed (default: 64 random bits, recorded). Without --secret-file the deals "
          "then follow from it alone: for research, not for competitions.")]
@@ -203,14 +210,15 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
     return limits
 
 
-def make_config(bot_args: list[str], rules: str, players: int | None, games: int,
+def make_config(bot_args: list[str], game: Game, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
                 max_faults: int, start_timeout: str, out: Path | None,
                 limits: BotLimits, sandbox: str, *, format: str = "round-robin",
                 duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
                 in_process: bool = False, workers: int = 1,
                 secret_file: Path | None = None) -> RunConfig:
-    """Check the options of a run and resolve them; ConfigError, SecretError or
+    """Check the options of a run of ``game`` (``referee.gameopts.resolve_game``) and
+    resolve them; ConfigError, SecretError or
     BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
@@ -221,11 +229,9 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
         raise ConfigError(f"--run-as: other users cannot run this Python or read its "
                           f"packages ({closed} is closed to them); install it where they "
                           "can, or use --sandbox bwrap")
-    if rules not in evaluator.RULESETS:
-        raise ConfigError(f"unknown ruleset {rules!r}: use official or polacco")
     if format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
-    allowed = game_rules("polish-poker", rules).player_range()
+    allowed = game.seats
     if format == "tables":  # the format sizes the tables; this is the largest allowed
         players = min(TABLES_MAX, allowed[-1]) if players is None else players
         if players > TABLES_MAX:
@@ -243,7 +249,8 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     n_players = players if players is not None else min(max(len(specs), allowed[0]),
                                                          allowed[-1])
     if n_players not in allowed:
-        raise ConfigError(f"{rules} is played by {allowed[0]}-{allowed[-1]} players, "
+        raise ConfigError(f"{game.name} is played by {allowed[0]}-{allowed[-1]} players"
+                          f"{' with ' + params_text(game.params) if game.params else ''}, "
                           f"not {n_players}")
     if len(specs) < n_players and format != "tables":
         raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
@@ -259,11 +266,11 @@ def make_config(bot_args: list[str], rules: str, players: int | None, games: int
     secret = (read_secret_file(secret_file) if secret_file is not None
               else new_secret() if seed is None else None)
     config = RunConfig(
-        bots=tuple(specs), rules=rules, players=n_players, games=games,
+        bots=tuple(specs), game=game.name, params=game.params, players=n_players, games=games,
         seed=seed if seed is not None else new_run_seed(), secret=secret,
         move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
         concurrency=1 if in_process else min(concurrency, games), max_faults=max_faults,
-        start_timeout_ms=parse_duration(start_timeout), out=out or default_out(rules),
+        start_timeout_ms=parse_duration(start_timeout), out=out or default_out(game.name),
         limits=limits, sandbox=sandbox, format=format, duplicate=duplicate,
         candidates=candidates if format == "gauntlet" else 0,
         baseline=baseline if format == "gauntlet" else None, in_process=in_process,
@@ -283,9 +290,11 @@ def run(
         "--bots", help="Bot files (.py, or any executable), as FILE or NAME=FILE; "
                        "list them after one --bots.")],
     more_bots: Annotated[list[str] | None, typer.Argument(hidden=True)] = None,
-    rules: RulesOpt = "official",
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
     players: Annotated[int | None, typer.Option(
-        help="Table size (default: the number of bots, if the ruleset allows it).")] = None,
+        help="Table size (default: the number of bots, if the game seats them).")] = None,
     games: Annotated[int, typer.Option(
         help="Number of games (rounded up to whole duplicate groups); with --format tables, "
              "games per table.")] = 100,
@@ -331,7 +340,8 @@ def run(
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as, limit_disk)
-        config = make_config(list(bots) + list(more_bots or []), rules, players, games, seed,
+        kind = resolve_game(game, param, rules)
+        config = make_config(list(bots) + list(more_bots or []), kind, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
                              candidates=candidates, baseline=baseline, in_process=in_process,
@@ -437,7 +447,7 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 TABLES_MAX = 6  # official rules 8.4: tables of at most 6
-SETTINGS_KEYS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults", "seed")
+SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed")
 LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
 LIVE_REFIT_SHARE = 10  # ... and waits at least ten times as long as its last fit took
 
@@ -533,7 +543,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     runner = made[0]
     total = planned_games(runner)
     duplicate = "duplicate deals" if config.duplicate else "no duplicate deals"
-    say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.rules}, "
+    say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.game} "
+        f"{params_text(config.params)}, "
         f"{config.format}, {total or config.games} games"
         f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
         f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}, "
@@ -671,7 +682,9 @@ def sprt(
     beta: Annotated[float, typer.Option(help="False-negative rate.")] = 0.05,
     max_games: Annotated[int, typer.Option(help="Give up (inconclusive) after this many.")]
     = 20_000,
-    rules: RulesOpt = "official",
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
     seed: SeedOpt = None,
     secret_file: SecretFileOpt = None,
     move_time: MoveTimeOpt = "1s",
@@ -705,7 +718,8 @@ def sprt(
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as, limit_disk)
-        config = replace(make_config([candidate, baseline], rules, 2, max_games, seed,
+        kind = resolve_game(game, param, rules)
+        config = replace(make_config([candidate, baseline], kind, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
                                      secret_file=secret_file), format="sprt")
@@ -724,7 +738,8 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
     cand = config.bots[0].name
     say(f"{'resuming ' if resume else ''}SPRT {cand} vs {config.bots[1].name}: "
         f"H0 elo {test.elo0:+g}, H1 elo {test.elo1:+g}, alpha {test.alpha}, "
-        f"beta {test.beta}; {config.rules} heads-up, seat-swapped pairs, "
+        f"beta {test.beta}; {config.game} {params_text(config.params)} heads-up, "
+        "seat-swapped pairs, "
         f"seed {config.seed}, {deals_note(config)}; run directory {config.out}", to=console)
     live = Live(console=console, refresh_per_second=4, transient=True)
     live_on = console.is_terminal
@@ -777,15 +792,20 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
 @app.command()
 def check(
     bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
     move_time: Annotated[str, typer.Option(help="Time allowed per scripted turn.")] = "2s",
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
     out: Annotated[Path | None, typer.Option(
         help="Where the bot's logs go (default: a new folder under runs/).")] = None,
 ) -> None:
-    """Start a bot, do the handshake and a few scripted turns, and say whether it complies."""
+    """Start a bot, do the handshake and the game's scripted turns, and say whether it
+    complies."""
     from referee.check import run_check
 
     try:
+        kind = resolve_game(game, param, rules)
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
         spec = resolve_bots([bot])[0]
     except BotNotRunnable as exc:
@@ -794,7 +814,7 @@ def check(
     except (ConfigError, BotFileError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     out = out or default_out(f"check-{spec.name.replace('/', '_')}")
-    raise typer.Exit(run_check(spec, move_ms, start_ms, console, out / "logs"))
+    raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs"))
 
 
 @app.command()
@@ -817,32 +837,34 @@ def verify(
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
     whole = "" if unfinished else " and are all the schedule has"
-    say(f"ok: {report.games} games ({report.rounds} rounds, {report.faults} faults) in "
+    say(f"ok: {report.games} games ({report.units} hands or rounds, {report.faults} faults) in "
         f"{run_dir} agree with their transcripts{whole}", to=console)
 
 
 @app.command("rules")
 def rules_cmd(
-    ruleset: Annotated[str, typer.Argument(help="official or polacco")] = "official",
+    game: Annotated[str, typer.Argument(help="The game (`referee games` lists them).")]
+    = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
 ) -> None:
-    """Print a ruleset's rules in short, then its whole declaration ladder, weakest first,
-    with wire ids."""
+    """Print a game's rules (with its parameters: Polish Poker's ruleset, ...)."""
     from rich.markdown import Markdown
 
-    from protocol.rulebook import summary
-
-    if ruleset not in evaluator.RULESETS:
-        raise fail(EXIT_USAGE, f"unknown ruleset {ruleset!r}: use official or polacco")
-    console.print(f"Polish Poker, ruleset {ruleset} (protocol/rules/{ruleset}.md)",
-                  highlight=False, markup=False)
+    try:
+        kind = resolve_game(game, param, rules)
+    except ConfigError as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
     # Rendered as Markdown, never as Rich markup; lines of at most 100 columns read best.
-    console.print(Markdown(summary(ruleset)), width=min(console.width, 100))
-    console.print()
-    ladder = evaluator.declarations(ruleset)
-    console.print(f"{ruleset}: {len(ladder)} declarations, weakest first (id  declaration)",
-                  highlight=False)
-    for d in ladder:
-        console.print(f"{d.id:>4}  {d}", highlight=False)
+    console.print(Markdown(kind.rules_text()), width=min(console.width, 100))
+
+
+@app.command("games")
+def games_cmd() -> None:
+    """List the games, their seat ranges, and their parameters with defaults and
+    allowed values (give them to run, check, sprt and rules as --param KEY=VALUE)."""
+    for line in describe_games():
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _terminate(signum: int, frame: Any) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.deals import Deals, run_deals
+from referee.journal import game_of
 from referee.process import BotLimits, BotSpec, bot_spec
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
@@ -89,10 +90,12 @@ class RunConfig:
     at once in all, split across ``workers`` referee processes (``referee.workers``).
     ``secret`` is the run's deal secret (``referee.deals``; None: dealt from the seeds
     alone): ``config.json`` records only whether there is one, never the secret.
+    ``game`` is a game's name in the registry (``referee.games``) and ``params`` its
+    parameters, resolved (``referee.games.load_game``).
     """
 
     bots: tuple[BotSpec, ...]
-    rules: str
+    params: dict[str, Any]
     players: int
     games: int
     seed: int
@@ -133,7 +136,8 @@ class RunConfig:
     def from_dict(cls, d: dict[str, Any], out: Path) -> RunConfig:
         """The configuration ``to_dict`` recorded, for a run continued in ``out``. A bot
         file that is gone or changed since is a ConfigError: the games would differ. The deal
-        secret is read from ``out`` (SecretError if it is gone)."""
+        secret is read from ``out`` (SecretError if it is gone). A configuration of
+        schema 1 names its Polish Poker ruleset (``rules``) instead of ``params``."""
         if "deals" not in d:
             raise ConfigError(f"{out} was started by an older referee, whose deals followed "
                               "from 63-bit seeds; this one cannot resume it (`referee verify` "
@@ -146,6 +150,7 @@ class RunConfig:
                                   "started (its sha256 differs); restore it to resume")
             bots.append(spec)
         fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
+        fields["game"], fields["params"] = game_of(d)
         fields.update(bots=tuple(bots), out=out, limits=BotLimits(**d["limits"]),
                       seed=int(d["seed"]), secret=run_deals(d["deals"], out).key)
         return cls(**fields)

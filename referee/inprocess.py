@@ -19,16 +19,17 @@ What differs from bot processes:
 - A deadline cannot interrupt a function: an ``act`` that takes longer than its budget
   is charged a ``timeout`` after it returns, and its answer is discarded.
 - An exception in ``act``, or a return value that is not an action, is a ``malformed``
-  action, as the SDK reports it for a bot process: the seat loses the round and plays
-  on; an exception in a hook counts on the seat's next decision of the game. The
-  traceback goes to ``logs/<bot>.errors.log``, after a line that marks the game. Only
-  ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it forfeits the
-  game, and the same function plays the next one.
+  action, as the SDK reports it for a bot process: the seat takes the game's penalty
+  for a fault and plays on; an exception in a hook counts on the seat's next decision
+  of the game. The traceback goes to ``logs/<bot>.errors.log``, after a line that marks
+  the game. Only ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it
+  forfeits the game, and the same function plays the next one.
 - All bots share the interpreter's ``random`` (and numpy's) generator, seeded at each
   game start from the game's seed and who sits where (``referee.schedule.table_seed``),
   so a run is reproducible from its seed and two copies of a bot do not mirror each
   other when a duplicate deal swaps their seats.
-- ``view.time_left_ms`` is the seat's budget for the decision (move time plus bank).
+- The view is decoded by the game as the SDK decodes it, given the seat's budget for the
+  decision (move time plus bank) as its time left (Polish Poker: ``view.time_left_ms``).
 """
 
 from __future__ import annotations
@@ -42,13 +43,12 @@ from types import ModuleType
 from typing import Any
 
 from protocol.host import load_bot
-from protocol.polish import GAME
-from protocol.sdk import GameInfo, bad_return, failure, seed_everything
+from protocol.sdk import GameInfo, bad_return, failure, notice_hook, seed_everything
 from referee.config import RunConfig
-from referee.games import game_rules
+from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
 from referee.logs import game_marker
-from referee.match import Match
+from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
 from referee.schedule import ScheduledGame, table_seed
 from referee.tournament import ProgressFn, Tournament
@@ -63,7 +63,7 @@ class LocalBot:
     name: str
     act: Callable[[Any], Any]
     on_game_start: Hook = None
-    on_round_result: Hook = None
+    on_notice: Hook = None
     on_game_end: Hook = None
 
     @classmethod
@@ -75,8 +75,8 @@ class LocalBot:
         if not callable(getattr(bot, "act", None)):
             raise TypeError(f"bot {name}: give a function act(view), or a module or object "
                             "with one")
-        return cls(name, bot.act, getattr(bot, "on_game_start", None),
-                   getattr(bot, "on_round_result", None), getattr(bot, "on_game_end", None))
+        return cls(name, bot.act, getattr(bot, "on_game_start", None), notice_hook(bot),
+                   getattr(bot, "on_game_end", None))
 
 
 def load_local_bots(specs: Sequence[BotSpec]) -> list[LocalBot]:
@@ -132,12 +132,12 @@ class LocalRunner(Tournament):
             self._mark(match, seat)
             failed[seat] = self._hook(match, seat, "on_game_start", bot.on_game_start,
                                       infos[seat] if hooked else None)
-        told = 0  # events whose round results the hooks have had
-        tell = any(b.on_round_result for b in bots)
+        told = 0  # events whose notices the hooks have had
+        tell = any(b.on_notice for b in bots)
         clock = time.perf_counter
         while not engine.is_over:
             if tell:
-                told = self._tell_results(match, bots, told, failed)
+                told = self._tell(match, bots, told, failed)
             if engine.is_over:  # a hook ended the game (sys.exit)
                 break
             seat = engine.current_seat
@@ -146,11 +146,11 @@ class LocalRunner(Tournament):
                 match.malformed(seat, failed[seat], 0.0)
                 failed[seat] = None
                 continue
-            view = rules.view(engine, seat, int(budget))
+            view = rules.decode_view(engine.view(seat), int(budget))
             start = clock()
             try:
                 value = bots[seat].act(view)
-            except Exception as exc:  # the bot's own bug: the round is lost, it plays on
+            except Exception as exc:  # the bot's own bug: a fault, it plays on
                 elapsed = (clock() - start) * 1000
                 text = failure("act", exc)
                 self._log(match, seat, text)
@@ -172,12 +172,14 @@ class LocalRunner(Tournament):
                 continue
             match.answer(seat, action, elapsed)
         if tell:
-            self._tell_results(match, bots, told, failed)
+            self._tell(match, bots, told, failed)
         if hooked:
-            order = tuple(engine.finishing_order)
+            end = game_end(engine.outcome())
+            info = {"order": tuple(end["order"]), "places": tuple(end["places"]),
+                    "scores": None if end["scores"] is None else tuple(end["scores"])}
             for seat, bot in enumerate(bots):
                 self._hook(match, seat, "on_game_end", bot.on_game_end,
-                           replace(infos[seat], order=order))
+                           replace(infos[seat], **info))
         self.journal_game(match.record(), [e.to_dict() for e in engine.events])
 
     @staticmethod
@@ -188,17 +190,15 @@ class LocalRunner(Tournament):
             return True
         return False
 
-    def _tell_results(self, match: Match, bots: list[LocalBot], told: int,
-                      failed: list[str | None]) -> int:
-        """Hand the round results since event ``told`` to the seats that played them."""
-        events = match.engine.events
-        for result in self.rules.round_results(events, told):
-            obj = self.rules.local_result(result)
-            for seat, hand in enumerate(result["hands"]):
-                if hand and bots[seat].on_round_result and failed[seat] is None:
-                    failed[seat] = self._hook(match, seat, "on_round_result",
-                                              bots[seat].on_round_result, obj)
-        return len(events)
+    def _tell(self, match: Match, bots: list[LocalBot], told: int,
+              failed: list[str | None]) -> int:
+        """Hand each seat its notices of the events since ``told``."""
+        engine = match.engine
+        for seat, notice in engine.notices(told):
+            if bots[seat].on_notice and failed[seat] is None:
+                failed[seat] = self._hook(match, seat, "on_notice", bots[seat].on_notice,
+                                          self.rules.decode_notice(notice))
+        return len(engine.events)
 
     def _hook(self, match: Match, seat: int, where: str, hook: Hook, arg: Any) -> str | None:
         """Call a hook; the text of its failure, if it raised (see ``_play_game``)."""
@@ -242,18 +242,22 @@ class LocalRunner(Tournament):
 
 
 def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,
-               rules: str = "official", players: int | None = None, games: int = 100,
+               game: str = DEFAULT_GAME, params: Mapping[str, Any] | None = None,
+               players: int | None = None, games: int = 100,
                seed: int = 0, out: Path | str, format: str = "round-robin",
                duplicate: bool = True, move_ms: int = 1000, bank_ms: int = 5000,
                max_faults: int = 3, progress: ProgressFn | None = None
                ) -> list[dict[str, Any]]:
     """Play a run between Python bots (name -> ``act`` function or module) and return
-    its journal records; the run directory ``out`` is the same as ``referee run``'s."""
+    its journal records; the run directory ``out`` is the same as ``referee run``'s.
+    ``game`` and ``params`` as ``referee.games.load_game`` takes them."""
     locals_ = [LocalBot.of(name, bot) for name, bot in bots.items()]
-    allowed = game_rules(GAME, rules).player_range()
+    rules = load_game(game, params)
+    allowed = rules.seats
     config = RunConfig(
         bots=tuple(BotSpec(b.name, Path("<in-process>"), "") for b in locals_),
-        rules=rules, players=players or min(max(len(locals_), allowed[0]), allowed[-1]),
+        params=rules.params, game=rules.name,
+        players=players or min(max(len(locals_), allowed[0]), allowed[-1]),
         games=games, seed=seed,
         move_ms=move_ms, bank_ms=bank_ms, concurrency=1, max_faults=max_faults,
         start_timeout_ms=0, out=Path(out), format=format, duplicate=duplicate,

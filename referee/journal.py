@@ -12,15 +12,16 @@ import errno
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from leaderboards.report import VOLATILE_FIELDS
+from referee.games import LEGACY_GAME, legacy_params
 
 GAMES_FILE = "games.jsonl"
 TRANSCRIPTS_FILE = "transcripts.jsonl"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
 
 
 class JournalError(ValueError):
@@ -56,8 +57,9 @@ class Journal:
         files are cut back to where they were (the game is played again on resume) and
         StorageError says which file failed."""
         transcript = {"schema_version": SCHEMA_VERSION, "game": record["game"],
-                      "seed": record["seed"], "rules": record["rules"],
-                      "players": record["players"], "events": events}
+                      "seed": record["seed"], "game_type": record["game_type"],
+                      "params": record["params"], "players": record["players"],
+                      "events": events}
         lines = [(json.dumps(doc, separators=(",", ":")) + "\n").encode()
                  for doc in (transcript, record)]
         sizes = [os.fstat(fd).st_size for fd in self._fds]
@@ -177,6 +179,23 @@ class JournalRecords(Sequence[dict[str, Any]]):
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return iter(self._all())
+
+
+def game_of(doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The game name and parameters a record, a transcript or a run's configuration
+    names; one of schema 1 names only its Polish Poker ruleset (``rules``).
+
+    >>> game_of({"game_type": "six-card-golf", "params": {"target": 60}})
+    ('six-card-golf', {'target': 60})
+    >>> game_of({"schema_version": 1, "game_type": "polish-poker", "rules": "polacco"})
+    ('polish-poker', {'ruleset': 'polacco'})
+    """
+    if "params" in doc:
+        name = doc.get("game_type", doc.get("game"))
+        if not isinstance(name, str):
+            raise JournalError(f"no game name in {sorted(doc)}")
+        return name, dict(doc["params"])
+    return LEGACY_GAME, legacy_params(doc["rules"])
 
 
 def read_transcripts(run_dir: Path, warn: Any = None) -> dict[int, dict[str, Any]]:

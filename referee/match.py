@@ -34,13 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 from referee.cpuwait import CpuSample
 from referee.deals import Deals
-from referee.games import GameRules
+from referee.games.api import Game, IllegalAction, Outcome
 from referee.schedule import ScheduledGame
 
 if TYPE_CHECKING:
     from referee.runner import BotInstance
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # of a game's record (JOURNAL.md); 1: before games were packages
 START_ATTEMPTS = 3  # failed starts in a row after which a bot is given up on
 DETAIL_CHARS = 200  # of a fault's detail in the journal ...
 CRASH_DETAIL_CHARS = 800  # ... and of a crash's, which ends with the bot's last stderr lines
@@ -62,10 +62,11 @@ class SeatClock:
 class Match:
     """One scheduled game: engine, clocks, fault streaks and the journal record."""
 
-    def __init__(self, game: ScheduledGame, names: Sequence[str], rules: GameRules,
+    def __init__(self, game: ScheduledGame, names: Sequence[str], rules: Game,
                  move_ms: int, bank_ms: int, max_faults: int, deals: Deals,
                  logs: Sequence[str] | None = None):
-        """``deals`` turns the game's seed into its engine's and its bots' (``referee.deals``).
+        """``rules`` is the game with its parameters (``referee.games.load_game``).
+        ``deals`` turns the game's seed into its engine's and its bots' (``referee.deals``).
         ``logs``: per seat, the bot's log (relative to the run directory), which each of its
         faults names."""
         self.game, self.names, self.rules = game, list(names), rules
@@ -89,9 +90,10 @@ class Match:
     def answer(self, seat: int, action: Any, elapsed_ms: float) -> None:
         """``seat`` answered with a parsed action of the game."""
         self._charge(seat, elapsed_ms)
-        why = self.rules.apply(self.engine, seat, action)
-        if why is not None:
-            self._fault(seat, "illegal", why)
+        try:
+            self.engine.apply(seat, action)
+        except IllegalAction as exc:
+            self._fault(seat, "illegal", str(exc))
         else:
             self.streak[seat] = 0
 
@@ -126,7 +128,8 @@ class Match:
 
     def _record(self, seat: int, label: str, detail: str) -> None:
         cap = CRASH_DETAIL_CHARS if label == "crash" else DETAIL_CHARS
-        fault = {"round": self.engine.round, "seat": seat, "bot": self.names[seat],
+        # ``event``: how many transcript events came before it (where it happened).
+        fault = {"event": len(self.engine.events), "seat": seat, "bot": self.names[seat],
                  "label": label, "detail": detail[:cap]}
         if self.logs is not None:
             fault["log"] = self.logs[seat]
@@ -146,23 +149,43 @@ class Match:
 
     def record(self) -> dict[str, Any]:
         """The journal line of the finished game (JOURNAL.md)."""
-        order = self.engine.finishing_order
-        places = [0] * len(self.names)
-        for place, seat in enumerate(order, 1):
-            places[seat] = place
+        outcome = self.engine.outcome()
+        places = list(outcome.places)
         g = self.game
         return {
             "schema_version": SCHEMA_VERSION, "game": g.index, "seed": g.seed,
             "group": g.group, "group_size": g.group_size, "stage": g.stage, "table": g.table,
-            "game_type": self.rules.name, "rules": self.rules.params.get("ruleset"),
+            "game_type": self.rules.name, "params": self.rules.params,
             "players": len(self.names), "seats": self.names,
-            "order": [self.names[s] for s in order], "places": places,
-            "rounds": self.engine.round, "faults": self.faults,
+            "order": [self.names[s] for s in by_place(places, self.names)], "places": places,
+            "scores": None if outcome.scores is None else list(outcome.scores),
+            "units": outcome.units, "faults": self.faults,
             "timing": [dict(bot=n, **c.summary()) for n, c in zip(self.names, self.clocks,
                                                                   strict=True)],
             "started_at": round(self.started_at, 3),
             "duration_s": round(time.time() - self.started_at, 4),
         }
+
+
+def by_place(places: Sequence[int], names: Sequence[str]) -> list[int]:
+    """Seats best place first; a tie in the order of the names (the leaderboard's ``order``).
+
+    >>> by_place([2, 1, 1], ["c", "b", "a"])
+    [2, 1, 0]
+    """
+    return sorted(range(len(places)), key=lambda s: (places[s], names[s]))
+
+
+def game_end(outcome: Outcome) -> dict[str, Any]:
+    """What a ``game_end`` message says of the outcome (SPEC.md section 4): ``places``,
+    ``scores`` (nil for a game without) and ``order``, the seats by place (ties by seat).
+
+    >>> game_end(Outcome((2, 1, 1), (-3.0, 1.0, 1.0)))
+    {'order': [1, 2, 0], 'places': [2, 1, 1], 'scores': [-3.0, 1.0, 1.0]}
+    """
+    places = list(outcome.places)
+    return {"order": sorted(range(len(places)), key=lambda s: (places[s], s)), "places": places,
+            "scores": None if outcome.scores is None else list(outcome.scores)}
 
 
 @dataclass
@@ -179,16 +202,16 @@ class Pending:
 
 class Table:
     """A ``Match`` played by bot processes: the requests on the wire, the pending one,
-    and the round results each seat has not been told yet."""
+    and the game's notices each seat has not been told yet."""
 
-    def __init__(self, game: ScheduledGame, seats: list[BotInstance], rules: GameRules,
+    def __init__(self, game: ScheduledGame, seats: list[BotInstance], rules: Game,
                  move_ms: int, bank_ms: int, max_faults: int, deals: Deals):
         self.seats, self.rules = seats, rules
         self.match = Match(game, [i.spec.name for i in seats], rules, move_ms, bank_ms,
                            max_faults, deals, [i.log for i in seats])
         self.engine = self.match.engine
-        # Round results ride on a seat's next ``act`` (or its ``game_end``), which saves
-        # a message per seat per round.
+        # Notices ride on a seat's next ``act`` (or its ``game_end``), which saves a
+        # message per seat per event.
         self.unsent: list[list[dict[str, Any]]] = [[] for _ in seats]
         self.pending: Pending | None = None
         self._sent_events = 0
@@ -219,20 +242,18 @@ class Table:
         self._advance()
 
     def _advance(self) -> None:
-        """After any change: queue the finished rounds' results, then ask the next seat."""
-        events = self.engine.events
-        for result in self.rules.round_results(events, self._sent_events):
-            for seat, hand in enumerate(result["hands"]):
-                if hand:  # the seat played that round
-                    self.unsent[seat].append(result)
-        self._sent_events = len(events)
+        """After any change: queue each seat's notices, then ask the next seat."""
+        engine = self.engine
+        for seat, notice in engine.notices(self._sent_events):
+            self.unsent[seat].append(notice)
+        self._sent_events = len(engine.events)
         if self.is_over:
             return
-        seat = self.engine.current_seat
+        seat = engine.current_seat
         inst = self.seats[seat]
         m = self.match
         budget_ms = m.budget_ms(seat)
-        msg = {"type": "act", "view": self.rules.view_payload(self.engine, seat),
+        msg = {"type": "act", "view": engine.view(seat),
                "results": self._take_results(seat), "deadline_ms": int(budget_ms),
                "time": {"move_ms": m.move_ms, "bank_ms": int(m.clocks[seat].bank_ms)}}
         cpu = inst.meter.sample() if inst.meter else None
@@ -308,9 +329,8 @@ class Table:
         return self.match.record()
 
     def finish(self) -> None:
-        order = self.engine.finishing_order
+        end = game_end(self.engine.outcome())
         for seat, inst in enumerate(self.seats):
             if inst.table is self:
-                inst.send({"type": "game_end", "order": list(order),
-                           "results": self._take_results(seat)})
+                inst.send({"type": "game_end", **end, "results": self._take_results(seat)})
                 inst.table = None

@@ -33,7 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 SANDBOXES = ("auto", "none", "bwrap")
-SDK_PACKAGES = ("protocol", "evaluator")  # what the SDK host (protocol.host) imports
+# What the SDK host (protocol.host) imports: the games' packages (referee.games) decode
+# views and parse actions.
+SDK_PACKAGES = ("protocol", "evaluator", "referee")
 SDK_LIBRARIES = ("zmq", "msgpack", "numpy")  # and the installed libraries it imports
 SDK_MOUNT = Path("/opt/referee")
 SCRATCH = Path("/tmp")

@@ -28,11 +28,13 @@ from typing import Any
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.deals import private_run_dir, store_secret
-from referee.games import GameRules, game_rules
+from referee.games import Game, load_game
 from referee.journal import (
+    SCHEMA_VERSION,
     Journal,
     JournalRecords,
     check_journal,
+    game_of,
 )
 from referee.rundir import CONFIG_FILE, write_text
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
@@ -64,9 +66,9 @@ def make_format(config: Mapping[str, Any]) -> Format:
     if kind == "gauntlet":
         return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate)
     if kind == "tables":
-        rules = game_rules(config["game"], config["rules"])
-        return Tables(n, [b["name"] for b in config["bots"]], rules.player_range(), games,
-                      seed, duplicate)
+        game = load_game(*game_of(config))
+        return Tables(n, [b["name"] for b in config["bots"]], game.seats, games, seed,
+                      duplicate)
     if kind == "sprt":
         return FixedSchedule(islice(swapped_pairs(seed), games - games % 2))
     raise ConfigError(f"unknown format {kind!r}: use round-robin, gauntlet or tables")
@@ -82,7 +84,7 @@ class Tournament:
         ``resume`` continues the run in ``config.out``: the games in its journal are not
         played again (a torn last journal line is dropped, through ``warn``)."""
         self.config = config
-        self.rules: GameRules = game_rules(config.game, config.rules)
+        self.rules: Game = load_game(config.game, config.params)
         self.deals = config.deals
         self.format: Format = FixedSchedule(schedule) if schedule is not None \
             else make_format(config.to_dict())
@@ -156,8 +158,9 @@ class Tournament:
                 versions[pkg] = metadata.version(pkg)
             except metadata.PackageNotFoundError:
                 versions[pkg] = None
-        doc = {"schema_version": 1, "config": self.config.to_dict(), "versions": versions,
-               "argv": sys.argv, "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        doc = {"schema_version": SCHEMA_VERSION, "config": self.config.to_dict(),
+               "versions": versions, "argv": sys.argv,
+               "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
         write_text(out / CONFIG_FILE, json.dumps(doc, indent=2) + "\n")
 
     # What a subclass provides.

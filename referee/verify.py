@@ -1,36 +1,38 @@
 """Re-check a run directory: every journalled game against its transcript, with the engine.
 
 For each line of ``games.jsonl`` the game's transcript (``transcripts.jsonl``) is
-replayed round by round on a fresh engine (``referee.replay.replay``); the replay must
-reproduce the transcript exactly and end the game, and the record must agree with it:
-table size, finishing order, places, number of rounds, and its faults (each one a
-``round_lost`` with a fault reason in the transcript, or an ``eliminated`` with reason
-``forfeit:<label>``, where ``forfeit:faults`` ends a run of ``--max-faults`` faults).
-Each game's seed and seating must also be those the run's schedule (regenerated from
-``config.json``) gives it, and every game the schedule has must be in the journal: a
-run that was stopped fails here until ``referee resume`` has finished it (a ``sprt``
-run stops when its test decides: its games must be the schedule's first ones), unless
-only its journalled games are to be checked (``referee verify --unfinished``). A run
-whose deals are keyed by a secret is replayed with the secret in its ``secret.key``
-(``referee.deals``; a missing one is a SecretError).
+replayed on a fresh engine by the game's own replay (``Game.replay``, through the
+registry); the replay must reproduce the transcript exactly and end the game, and the
+record must agree with it: game and parameters, table size, places (and the order they
+give), scores, units (hands, rounds), and its faults (``Game.faults``: the transcript's
+faults and forfeits, where a forfeit for ``faults`` ends a run of ``--max-faults``
+faults). Each game's seed and seating must also be those the run's schedule
+(regenerated from ``config.json``) gives it, and every game the schedule has must be in
+the journal: a run that was stopped fails here until ``referee resume`` has finished it
+(a ``sprt`` run stops when its test decides: its games must be the schedule's first
+ones), unless only its journalled games are to be checked (``referee verify
+--unfinished``). A run whose deals are keyed by a secret is replayed with the secret in
+its ``secret.key`` (``referee.deals``; a missing one is a SecretError). Journals of
+schema 1 (Polish Poker only, ``rules`` and ``rounds``) are read as they are.
 
->>> from referee.games.polish import PolishPoker
->>> g = PolishPoker("official", 2, seed=3)  # a run whose deals follow the seed alone
+>>> from referee.games import load_game
+>>> game = load_game("polish-poker")
+>>> g = game.new_game(2, seed=3)  # a run whose deals follow the seed alone
 >>> while not g.is_over:
-...     _ = g.apply("call" if g.can_call else "pair A")
->>> names = ["alice", "bob"]
->>> record = {"game": 0, "seed": 3, "rules": "official", "players": 2, "seats": names,
-...           "order": [names[s] for s in g.finishing_order], "rounds": g.round,
-...           "places": [g.finishing_order.index(s) + 1 for s in (0, 1)], "faults": []}
->>> transcript = {"game": 0, "seed": 3, "rules": "official", "players": 2,
-...               "events": [e.to_dict() for e in g.events]}
->>> verify_game(record, transcript, Deals()).round
+...     g.apply(g.current_seat, game.parse_local_action("call" if g.view(
+...         g.current_seat)["history"] else "pair A"))
+>>> record = {"game": 0, "seed": 3, "game_type": "polish-poker", "params": game.params,
+...           "players": 2, "seats": ["alice", "bob"], "order": ["bob", "alice"],
+...           "places": [2, 1], "scores": None, "units": 6, "faults": []}
+>>> transcript = {"game": 0, "seed": 3, "game_type": "polish-poker", "params": game.params,
+...               "players": 2, "events": [e.to_dict() for e in g.events]}
+>>> verify_game(record, transcript, Deals()).units
 6
->>> record["order"].reverse()
+>>> record["places"] = [1, 2]
 >>> verify_game(record, transcript, Deals())
 Traceback (most recent call last):
 ...
-referee.verify.VerifyError: game 0: order ['alice', 'bob'] but the transcript gives ['bob', 'alice']
+referee.verify.VerifyError: game 0: places [1, 2] but the transcript gives [2, 1]
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from pathlib import Path
 from typing import Any
 
 from referee.deals import Deals, run_deals
-from referee.games.polish import FORFEIT_PREFIX, RESOLUTION_REASONS, PolishPoker
-from referee.journal import read_games, read_transcripts
-from referee.replay import ReplayMismatch, replay
+from referee.games import GameError, load_game
+from referee.games.api import Outcome
+from referee.journal import JournalError, game_of, read_games, read_transcripts
+from referee.match import by_place
 from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
 from referee.tournament import make_format
 
@@ -60,29 +63,17 @@ class VerifyError(ValueError):
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """What was re-checked: games, rounds played in them, faults charged in them."""
+    """What was re-checked: games, the units they held (hands, rounds), faults charged."""
 
     games: int
-    rounds: int
+    units: int
     faults: int
 
 
-def _transcript_faults(engine: PolishPoker) -> list[tuple[int, int, str]]:
-    """(round, seat, label) of every fault in the replayed game, in order."""
-    out = []
-    for e in engine.events:
-        d = e.to_dict()
-        if d["type"] == "round_lost" and d["reason"] not in RESOLUTION_REASONS:
-            out.append((d["round"], d["seat"], d["reason"]))
-        elif d["type"] == "eliminated" and d["reason"].startswith(FORFEIT_PREFIX):
-            out.append((d["round"], d["seat"], d["reason"].removeprefix(FORFEIT_PREFIX)))
-    return out
-
-
 def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
-                deals: Deals) -> PolishPoker:
+                deals: Deals) -> Outcome:
     """Re-check one record against its transcript, dealt as ``deals`` says; the replayed
-    engine, or VerifyError."""
+    outcome, or VerifyError."""
     game = record.get("game")
 
     def check(ok: bool, detail: str) -> None:
@@ -91,35 +82,44 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
 
     check(transcript is not None, "has no transcript")
     assert transcript is not None
-    for key in ("seed", "rules", "players"):
+    try:
+        kind, t_kind = game_of(record), game_of(transcript)
+        rules = load_game(*kind)
+    except (GameError, JournalError) as exc:
+        raise VerifyError(game, str(exc)) from None
+    check(kind == t_kind, f"game {kind} but the transcript says {t_kind}")
+    for key in ("seed", "players"):
         check(transcript.get(key) == record.get(key),
               f"{key} {record.get(key)!r} but the transcript says {transcript.get(key)!r}")
     seats = record["seats"]
     check(len(seats) == record["players"], f"{len(seats)} seats for {record['players']} players")
     try:
-        engine = replay(record["rules"], record["players"], deals.engine_seed(record["seed"]),
-                        transcript["events"])
-    except (ReplayMismatch, ValueError, TypeError) as exc:
+        outcome = rules.replay(record["players"], deals.engine_seed(record["seed"]),
+                               transcript["events"])
+    except (ValueError, TypeError, KeyError) as exc:
         raise VerifyError(game, f"the transcript does not replay: {exc}") from None
-    check([e.to_dict() for e in engine.events] == transcript["events"],
-          "the replay does not reproduce the transcript's events exactly")
-    check(engine.is_over, "the transcript ends before the game does")
-    order = [seats[s] for s in engine.finishing_order]
-    check(record["order"] == order, f"order {record['order']} but the transcript gives {order}")
-    places = [engine.finishing_order.index(s) + 1 for s in range(len(seats))]
+    places = list(outcome.places)
     check(record["places"] == places,
           f"places {record['places']} but the transcript gives {places}")
-    check(record["rounds"] == engine.round,
-          f"{record['rounds']} rounds but the transcript has {engine.round}")
-    found = _transcript_faults(engine)
-    listed = [(f["round"], f["seat"], f["label"]) for f in record["faults"]]
+    if "order" in record:
+        order = [seats[s] for s in by_place(places, seats)]
+        check(record["order"] == order,
+              f"order {record['order']} but the transcript gives {order}")
+    scores = None if outcome.scores is None else list(outcome.scores)
+    check(record.get("scores") == scores,
+          f"scores {record.get('scores')} but the transcript gives {scores}")
+    units = record["units"] if "units" in record else record.get("rounds")
+    check(units == outcome.units, f"{units} units (hands, rounds) but the transcript has "
+                                  f"{outcome.units}")
+    found = rules.faults(transcript["events"])
+    listed = [(f["seat"], f["label"]) for f in record["faults"]]
     check(len(listed) == len(found) and all(
-        lr == fr and ls == fs and (ll == fl or (fl == "faults" and ll != "crash"))
-        for (lr, ls, ll), (fr, fs, fl) in zip(listed, found, strict=False)),
+        ls == fs and (ll == fl or (fl == "faults" and ll != "crash"))
+        for (ls, ll), (fs, fl) in zip(listed, found, strict=False)),
         f"faults {listed} but the transcript has {found}")
     check(all(f["bot"] == seats[f["seat"]] for f in record["faults"]),
           "a fault names a bot that is not in its seat")
-    return engine
+    return outcome
 
 
 def scheduled_games(config: dict[str, Any], records: list[dict[str, Any]]
@@ -165,7 +165,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     # A run from before deal secrets journalled each seed's whole 63-bit draw.
     shift = LEGACY_SEED_SHIFT if "deals" not in config else 0
     seen: set[int] = set()
-    rounds = faults = 0
+    units = faults = 0
     for rec in records:
         game = rec.get("game")
         if game in seen:
@@ -182,14 +182,14 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
             if rec.get("seats") != names:
                 raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
         try:
-            engine = verify_game(rec, transcripts.get(game), deals)
+            outcome = verify_game(rec, transcripts.get(game), deals)
         except (KeyError, TypeError) as exc:
             raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
-        rounds += engine.round
+        units += outcome.units
         faults += len(rec["faults"])
     if complete:
         _check_complete(config, schedule, seen, run_dir)
-    return VerifyReport(games=len(records), rounds=rounds, faults=faults)
+    return VerifyReport(games=len(records), units=units, faults=faults)
 
 
 def _check_complete(config: dict[str, Any], schedule: dict[int, ScheduledGame],

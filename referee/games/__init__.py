@@ -1,147 +1,87 @@
-"""The games the referee can run, and what the runner needs from each.
+"""The registry of the games the referee can run: the one way generic code reaches a game.
 
-The runner, the journal and the CLI are game-generic: they drive an engine through the
-small ``Engine`` protocol (the shape of OpenSpiel's ``State``) and reach the wire only
-through the game's ``GameRules``: the view payload a seat is sent, the action payload it
-answers with, and the round results everyone is told.
+Each game is a package (``referee.games.api`` says what it provides) named here by its
+game name; ``load_game`` imports only the package asked for, so a bot's SDK, which loads
+the game it is sent, imports one game. Games from outside this tree are added through
+the environment: ``REFEREE_GAMES="name=package.module,..."`` (docs/adding-a-game.md).
+
+>>> names()[:3]
+('polish-poker', 'turkish-poker', 'six-card-golf')
+>>> load_game("six-card-golf", {"target": "60"}).params["target"]
+60
+>>> load_game("six-card-golf", {"target": "x"})
+Traceback (most recent call last):
+...
+referee.games.GameError: six-card-golf: parameter target: 'x' is not allowed: expected ...
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Protocol
+import importlib
+import os
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
 
-from protocol.polish import GAME as POLISH_GAME
-from protocol.polish import Action, Raise, RoundResult, View, parse_action
-from referee.games.polish import (
-    PLAYER_RANGE,
-    Dealt,
-    Eliminated,
-    IllegalAction,
-    PolishPoker,
-    Revealed,
-    RoundLost,
-)
+from referee.games.api import Game, Param
 
-
-class Engine(Protocol):
-    """What the runner reads and calls on a game in progress."""
-
-    round: int
-    current_seat: int | None
-    is_over: bool
-    finishing_order: tuple[int, ...]
-    active: tuple[bool, ...]
-    events: list[Any]
-
-    def fault(self, seat: int, label: str) -> list[Any]: ...
-    def forfeit(self, seat: int, label: str) -> list[Any]: ...
+DEFAULT_GAME = "polish-poker"
+# Journals of schema 1 (before games were packages) are all of this game.
+LEGACY_GAME = "polish-poker"
+GAMES: dict[str, str] = {
+    "polish-poker": "referee.games.polish_poker",
+    "turkish-poker": "referee.games.turkish_poker",
+    "six-card-golf": "referee.games.six_card_golf",
+}
+ENV_GAMES = "REFEREE_GAMES"
 
 
-class GameRules(Protocol):
-    """A game (with its parameters) as the runner sees it."""
-
-    name: str
-    params: dict[str, Any]
-
-    def player_range(self) -> range: ...
-    def new_game(self, players: int, seed: int) -> Engine: ...
-    def view(self, engine: Any, seat: int, time_left_ms: int | None = None) -> Any: ...
-    def view_payload(self, engine: Any, seat: int) -> dict[str, Any]: ...
-    def parse_action(self, payload: Any) -> Any: ...
-    def parse_local_action(self, value: Any) -> Any: ...
-    def local_result(self, result: dict[str, Any]) -> Any: ...
-    def apply(self, engine: Any, seat: int, action: Any) -> str | None: ...
-    def round_results(self, events: Sequence[Any], start: int) -> list[dict[str, Any]]: ...
+class GameError(ValueError):
+    """An unknown game, or parameters the game does not allow (one line that says so)."""
 
 
-class PolishPokerRules:
-    """Polish Poker with one ruleset (``official`` or ``polacco``)."""
-
-    name = POLISH_GAME
-
-    def __init__(self, ruleset: str):
-        self.ruleset = ruleset
-        self.params = {"ruleset": ruleset}
-
-    def player_range(self) -> range:
-        lo, hi = PLAYER_RANGE[self.ruleset]
-        return range(lo, hi + 1)
-
-    def new_game(self, players: int, seed: int) -> PolishPoker:
-        return PolishPoker(self.ruleset, players, seed)
-
-    def view(self, engine: PolishPoker, seat: int, time_left_ms: int | None = None) -> View:
-        """The seat's view as an in-process bot gets it (the SDK fills ``time_left_ms``
-        from the request's deadline)."""
-        return engine.view(seat, time_left_ms)
-
-    def view_payload(self, engine: PolishPoker, seat: int) -> dict[str, Any]:
-        return engine.view(seat).to_wire()
-
-    def parse_action(self, payload: Any) -> Any:
-        """An action off the wire; ValueError says what is wrong with it."""
-        return Action.from_wire(payload, self.ruleset)
-
-    def parse_local_action(self, value: Any) -> Any:
-        """What an in-process bot's ``act`` returned, read as the SDK reads it."""
-        return parse_action(value, self.ruleset)
-
-    def local_result(self, result: dict[str, Any]) -> RoundResult:
-        """A round result (as ``round_results`` gives it) as the SDK hands it to a bot."""
-        return RoundResult.from_wire(result, self.ruleset)
-
-    def apply(self, engine: PolishPoker, seat: int, action: Any) -> str | None:
-        try:
-            engine.apply(action, seat=seat)
-        except IllegalAction as exc:
-            return str(exc)
-        return None
-
-    def round_results(self, events: Sequence[Any], start: int) -> list[dict[str, Any]]:
-        """One result per round that ended in ``events[start:]`` (lost by a call, a fault or
-        a forfeit), with every hand of that round revealed."""
-        if start >= len(events):
-            return []
-        first = start
-        while first > 0 and not isinstance(events[first], Dealt):
-            first -= 1
-        out: list[dict[str, Any]] = []
-        dealt: Dealt | None = None
-        revealed: Revealed | None = None
-        lost: RoundLost | None = None
-        for i in range(first, len(events)):
-            e = events[i]
-            if i < start and not isinstance(e, Dealt | Revealed):
-                continue
-            if isinstance(e, Dealt):
-                dealt, revealed, lost = e, None, None
-            elif isinstance(e, Revealed):
-                revealed = e
-            elif isinstance(e, RoundLost):
-                lost = e
-                out.append(self._result(dealt, revealed, e.seat, e.reason, False))
-            elif isinstance(e, Eliminated) and lost is not None and lost.seat == e.seat:
-                out[-1]["eliminated"] = True
-            elif isinstance(e, Eliminated):
-                out.append(self._result(dealt, None, e.seat, e.reason, True))
-        return out
-
-    def _result(self, dealt: Dealt | None, revealed: Revealed | None, loser: int,
-                reason: str, eliminated: bool) -> dict[str, Any]:
-        assert dealt is not None, "events of a round start with its deal"
-        return RoundResult(
-            round=dealt.round, hands=dealt.hands, community=dealt.community,
-            declaration=revealed.declaration if revealed else None,
-            exists=revealed.exists if revealed else None, loser=loser, reason=reason,
-            eliminated=eliminated,
-        ).to_wire()
+def _registry() -> dict[str, str]:
+    extra: dict[str, str] = {}
+    for item in filter(None, (x.strip() for x in os.environ.get(ENV_GAMES, "").split(","))):
+        name, sep, module = item.partition("=")
+        if not sep or not name.strip() or not module.strip():
+            raise GameError(f"{ENV_GAMES}: {item!r} is not name=package.module")
+        extra[name.strip()] = module.strip()
+    return {**GAMES, **extra}
 
 
-def game_rules(game: str, ruleset: str) -> GameRules:
-    if game != POLISH_GAME:
-        raise ValueError(f"unknown game {game!r}")
-    return PolishPokerRules(ruleset)
+def names() -> tuple[str, ...]:
+    """Every game's name, the built-in ones first."""
+    return tuple(_registry())
 
 
-__all__ = ["Engine", "GameRules", "PolishPokerRules", "Raise", "game_rules"]
+def package(name: str) -> ModuleType:
+    """The package of game ``name``; GameError for an unknown one."""
+    registry = _registry()
+    if name not in registry:
+        raise GameError(f"unknown game {name!r}: the games are {', '.join(registry)}")
+    return importlib.import_module(registry[name])
+
+
+def schema(name: str) -> tuple[Param, ...]:
+    """The parameters of game ``name``, with their defaults and allowed values."""
+    return tuple(package(name).GAME_PARAMS)
+
+
+def load_game(name: str, params: Mapping[str, Any] | None = None) -> Game:
+    """Game ``name`` with ``params`` (text from the command line, or typed values from a
+    journal) resolved; GameError names the game and the parameter that is wrong."""
+    module = package(name)
+    try:
+        return module.load(dict(params or {}))
+    except ValueError as exc:
+        raise GameError(f"{name}: {exc}") from None
+
+
+def legacy_params(rules: str) -> dict[str, Any]:
+    """The parameters of ``LEGACY_GAME`` that a schema-1 journal's ``rules`` stood for."""
+    return package(LEGACY_GAME).legacy_params(rules)
+
+
+__all__ = ["DEFAULT_GAME", "GAMES", "Game", "GameError", "legacy_params", "load_game",
+           "names", "package", "schema"]

@@ -1,7 +1,10 @@
 """The game API: what a game package provides to the generic harness.
 
 Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
-standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``.
+standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``, and is named
+in the registry (``referee.games``). The referee uses a Game's engine, wire codecs,
+replay and check turns; the bot-side SDK its ``decode_view``, ``parse_local_action``,
+``encode_action`` and ``decode_notice`` (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
@@ -123,12 +126,19 @@ def resolve_params(schema: Sequence[Param], given: Mapping[str, Any]) -> dict[st
 
 
 class Engine(Protocol):
-    """One game in progress; pure: no I/O, no clock."""
+    """One game in progress; pure: no I/O, no clock.
+
+    ``events`` is the transcript (each event has ``to_dict()``); ``active`` says per seat
+    whether it is still in the game (not forfeited, nor out by the rules); ``fault`` is
+    called only for the seat to act, ``forfeit`` only for a seat still in. ``notices``
+    says what each seat is told of ``events[since:]``: (seat, wire payload) pairs, which
+    the harness hands to each seat in order with its next message."""
 
     players: int
     current_seat: int | None
     is_over: bool
     events: list[Any]
+    active: Sequence[bool]
 
     def view(self, seat: int) -> dict[str, Any]: ...
     def apply(self, seat: int, action: Any) -> None: ...
@@ -153,3 +163,12 @@ class Game(Protocol):
                events: Sequence[dict[str, Any]]) -> Outcome: ...
     def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]: ...
     def rules_text(self) -> str: ...
+    # ``referee check``: why ``action`` (parsed) is illegal where ``view`` is; None: legal.
+    def judge(self, view: dict[str, Any], action: Any) -> str | None: ...
+    # ``referee verify``: (seat, label) of every fault and forfeit in a transcript, in order.
+    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]: ...
+    # The bot side (the SDK): the view as a bot's ``act`` gets it, an action back on the
+    # wire, and a notice as a bot's ``on_notice`` hook gets it.
+    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> Any: ...
+    def encode_action(self, action: Any) -> Any: ...
+    def decode_notice(self, payload: dict[str, Any]) -> Any: ...

@@ -365,9 +365,9 @@ class SixCardGolf:
         return tuple(self._places)  # type: ignore[arg-type]
 
     def outcome(self) -> Outcome:
-        """Places (1 = best, equal totals share) and the total points per seat (lower is
-        better)."""
-        return Outcome(self.places, tuple(float(t) for t in self.totals))
+        """Places (1 = best, equal totals share), the total points per seat (lower is
+        better) and the rounds played (``units``)."""
+        return Outcome(self.places, tuple(float(t) for t in self.totals), self.round)
 
     # ------------------------------------------------------------------ what seats see
 

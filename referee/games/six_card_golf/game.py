@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.api import Outcome, Param, resolve_params
+from referee.games.api import Metric, Outcome, Param, resolve_params
 from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
 from referee.games.six_card_golf.check import check_turns
 from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
@@ -38,6 +38,7 @@ class SixCardGolfGame:
 
     name = NAME
     seats = PLAYERS
+    metric = Metric("points", "points", "round", higher_is_better=False)
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
@@ -50,6 +51,25 @@ class SixCardGolfGame:
 
     def parse_local_action(self, value: Any) -> Action:
         return parse_local_action(value)
+
+    def encode_action(self, action: Action) -> dict[str, Any]:
+        return action.to_wire()
+
+    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> dict[str, Any]:
+        """A bot gets the view as the wire map (the package's SPEC.md)."""
+        return payload
+
+    def decode_notice(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+        return [(e["seat"], e["label"]) for e in events
+                if e.get("type") in ("faulted", "forfeited")]
+
+    def judge(self, view: dict[str, Any], action: Action) -> str | None:
+        """The view's ``legal`` lists every legal action."""
+        wire = action.to_wire()
+        return None if wire in view["legal"] else f"{wire} is not among the legal actions here"
 
     def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
         return replay(self.new_game(players, seed), events)

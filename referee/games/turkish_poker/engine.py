@@ -493,9 +493,16 @@ class TurkishPoker:
                     out.append((seat, payload))
         return out
 
+    @property
+    def active(self) -> tuple[bool, ...]:
+        """Per seat: still in the game (not forfeited)."""
+        return tuple(not out for out in self.out)
+
     def outcome(self) -> Outcome:
+        """Places by net chips, the net chips, and the hands played (``units``)."""
         scores = tuple(self.net)
-        return Outcome(places_from(scores, tuple(self.out)), tuple(float(x) for x in scores))
+        return Outcome(places_from(scores, tuple(self.out)), tuple(float(x) for x in scores),
+                       self.hand if self.is_over else self.hand + 1)
 
     def view(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know now, as a plain map (see the package's SPEC.md)."""

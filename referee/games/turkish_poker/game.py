@@ -7,7 +7,8 @@ from importlib.resources import files
 from typing import Any
 
 from evaluator.cards import parse_card
-from referee.games.api import IllegalAction, Outcome, resolve_params
+from evaluator.turkish import card_text
+from referee.games.api import IllegalAction, Metric, Outcome, resolve_params
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
 from referee.games.turkish_poker.params import GAME_PARAMS
 from referee.games.turkish_poker.wire import action_payload, parse_action
@@ -20,6 +21,8 @@ class TurkishPokerGame:
 
     name = NAME
     seats = range(2, 6)
+    # Chips won per hand, in antes (the ante is 1 chip), as the ACPC reports mbb/hand.
+    metric = Metric("chips won", "antes", "hand")
 
     def __init__(self, params: dict[str, Any]):
         self.params = resolve_params(GAME_PARAMS, params)
@@ -35,6 +38,35 @@ class TurkishPokerGame:
     def parse_local_action(self, value: Any) -> Action:
         """What a Python bot's ``act`` returned: the same plain map as on the wire."""
         return value if isinstance(value, Action) else parse_action(value)
+
+    def encode_action(self, action: Action) -> dict[str, Any]:
+        return action_payload(action)
+
+    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> dict[str, Any]:
+        """A bot gets the view as the wire map (the package's SPEC.md)."""
+        return payload
+
+    def decode_notice(self, payload: dict[str, Any]) -> dict[str, Any]:
+        return payload
+
+    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+        return [(e["seat"], e["label"]) for e in events if e.get("type") in ("fault", "forfeit")]
+
+    def judge(self, view: dict[str, Any], action: Action) -> str | None:
+        """Whether ``view["legal"]`` allows ``action`` (an amount in its range, discards
+        from the seat's own cards)."""
+        for entry in view["legal"]:
+            if entry["kind"] != action.kind:
+                continue
+            if action.kind in ("open", "raise") and not \
+                    entry["min"] <= action.amount <= entry["max"]:
+                return f"{action.kind} {action.amount} is outside {entry['min']}..{entry['max']}"
+            if action.kind == "draw":
+                cards = [card_text(c) for c in action.cards]
+                if len(set(cards)) != len(cards) or not set(cards) <= set(view["cards"]):
+                    return f"draw {cards}: not distinct cards of the hand {view['cards']}"
+            return None
+        return f"{action.kind} is not among the legal actions here"
 
     def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
         """Re-play the decisions, faults and forfeits in ``events`` on a fresh engine;

@@ -10,7 +10,7 @@ equal the transcript's event at the same index. Everything else in the transcrip
 (deals, reveals, resolutions, eliminations by cards, the end) must be what the engine
 emits by itself.
 
->>> from referee.games.polish import PolishPoker
+>>> from referee.games.polish_poker.engine import PolishPoker
 >>> g = PolishPoker("polacco", 3, seed=11)
 >>> _ = g.apply("pair 2"), g.apply("call")
 >>> replay("polacco", 3, 11, [e.to_dict() for e in g.events]).events == g.events
@@ -22,18 +22,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.polish import (
+from referee.games.polish_poker.engine import (
     FORFEIT_PREFIX,
     RESOLUTION_REASONS,
     Call,
+    EngineError,
+    PolishPoker,
+    Raise,
+)
+from referee.games.polish_poker.events import (
     Called,
     Dealt,
     Declared,
     Eliminated,
-    EngineError,
     Event,
-    PolishPoker,
-    Raise,
     RoundLost,
     event_from_dict,
 )

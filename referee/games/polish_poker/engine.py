@@ -1,9 +1,9 @@
 """The Polish Poker rules engine, rulesets ``official`` and ``polacco``.
 
-The rules it plays are written in ``protocol/rules/official.md`` and ``polacco.md``.
+The rules it plays are written in ``rules/official.md`` and ``rules/polacco.md`` of this package.
 
 A pure, deterministic state machine: no I/O, no clock. Every state change is an event,
-and ``events`` is the game's transcript; ``referee.replay`` rebuilds a game from it.
+and ``events`` is the game's transcript; ``replay`` rebuilds a game from it.
 
 The deal (part of the replay format, never change it silently). A game draws from one
 ``random.Random(seed)`` (CPython's MT19937, seeded from the 32-bit words of ``abs(seed)``).
@@ -64,13 +64,11 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from operator import attrgetter
-from typing import Any, ClassVar
+from typing import Any
 
 from evaluator import (
-    CARD_TEXT,
     Card,
     CardError,
     Declaration,
@@ -80,12 +78,39 @@ from evaluator import (
     legal_raises,
     parse_card,
     parse_cards,
-    parse_declaration,
     pool_bits,
     raise_error,
 )
-from protocol.polish import Call, Raise, View
-from protocol.polish import parse_action as parse_wire_action
+from referee.games.polish_poker.errors import (
+    EngineError,
+    EventFormatError,
+    GameAlreadyOver,
+    IllegalAction,
+    NotARaise,
+    NothingToCall,
+    NotYourTurn,
+    PlayerCountError,
+    UsageError,
+    WrongDeclaration,
+)
+from referee.games.polish_poker.events import (
+    Called,
+    Dealt,
+    Declared,
+    Eliminated,
+    Event,
+    GameOver,
+    Revealed,
+    RoundLost,
+    _called,
+    _dealt,
+    _declared,
+    _revealed,
+    _round_lost,
+    event_from_dict,
+)
+from referee.games.polish_poker.wire import Call, Raise, View
+from referee.games.polish_poker.wire import parse_action as parse_wire_action
 
 __all__ = [
     "PLAYER_RANGE", "Action", "Call", "Called", "Dealt", "Declared", "Eliminated",
@@ -103,58 +128,6 @@ _POLACCO_CAP = {3: 5, 4: 5, 5: 4, 6: 3, 7: 3, 8: 3}
 RESOLUTION_REASONS = ("bluff", "wrong-call")
 FORFEIT_PREFIX = "forfeit:"
 _ACE = 14
-
-
-# ---------------------------------------------------------------------------- errors
-
-
-class EngineError(Exception):
-    """Base of every error the engine raises."""
-
-
-class PlayerCountError(EngineError, ValueError):
-    """A number of players the ruleset does not allow."""
-
-
-class UsageError(EngineError, ValueError):
-    """The program driving the engine (not a player) asked for something impossible:
-    a seat that is not in the game, a bad fault label, hands that do not fit the round."""
-
-
-class EventFormatError(EngineError, ValueError):
-    """A dict that is not the ``to_dict`` form of an event."""
-
-
-class IllegalAction(EngineError):
-    """An action the rules forbid; the engine's state is unchanged."""
-
-    reason: ClassVar[str] = "illegal"
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(f"{self.reason}: {detail}")
-        self.detail = detail
-
-
-class NotYourTurn(IllegalAction):
-    reason = "not-your-turn"
-
-
-class NothingToCall(IllegalAction):
-    reason = "nothing-to-call"
-
-
-class NotARaise(IllegalAction):
-    reason = "not-a-raise"
-
-
-class WrongDeclaration(IllegalAction):
-    reason = "wrong-declaration"
-
-
-class GameAlreadyOver(IllegalAction):
-    """Any action after the end. (Named so, not ``GameOver``, which is the event.)"""
-
-    reason = "game-over"
 
 
 # --------------------------------------------------------------------------- actions
@@ -175,221 +148,6 @@ def parse_action(value: Any, ruleset: str) -> Action:
         return parse_wire_action(value, ruleset)
     except DeclarationError as exc:
         raise WrongDeclaration(str(exc)) from None
-
-
-# ---------------------------------------------------------------------------- events
-
-
-@dataclass(frozen=True, slots=True)
-class Dealt:
-    """A round was dealt. ``counts`` and ``hands`` per seat; 0 and () for seats out."""
-
-    round: int
-    opener: int
-    cap: int
-    counts: tuple[int, ...]
-    hands: tuple[tuple[Card, ...], ...]
-    community: Card | None
-
-    def to_dict(self) -> dict[str, Any]:
-        # CARD_TEXT by id rather than str(): transcripts print every card dealt.
-        hands = [[CARD_TEXT[c.id] for c in h] for h in self.hands]
-        return {
-            "type": "dealt", "round": self.round, "opener": self.opener, "cap": self.cap,
-            "counts": list(self.counts), "hands": hands,
-            "community": None if self.community is None else CARD_TEXT[self.community.id],
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Declared:
-    round: int
-    seat: int
-    declaration: Declaration
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "declared", "round": self.round, "seat": self.seat,
-                "declaration": str(self.declaration)}
-
-
-@dataclass(frozen=True, slots=True)
-class Called:
-    """``automatic`` when the call was deemed made (the five-aces rule)."""
-
-    round: int
-    seat: int
-    automatic: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "called", "round": self.round, "seat": self.seat,
-                "automatic": self.automatic}
-
-
-@dataclass(frozen=True, slots=True)
-class Revealed:
-    """The last declaration was checked against the pool (hands are in ``Dealt``)."""
-
-    round: int
-    declaration: Declaration
-    exists: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "revealed", "round": self.round,
-                "declaration": str(self.declaration), "exists": self.exists}
-
-
-@dataclass(frozen=True, slots=True)
-class RoundLost:
-    """``reason``: "bluff", "wrong-call", or a fault label such as "timeout"."""
-
-    round: int
-    seat: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "round_lost", "round": self.round, "seat": self.seat,
-                "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class Eliminated:
-    """``place`` is the final place (1-based); ``reason`` "cards" or "forfeit:<label>"."""
-
-    round: int
-    seat: int
-    place: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "eliminated", "round": self.round, "seat": self.seat,
-                "place": self.place, "reason": self.reason}
-
-
-@dataclass(frozen=True, slots=True)
-class GameOver:
-    """The finishing order, seats best first."""
-
-    order: tuple[int, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "game_over", "order": list(self.order)}
-
-
-Event = Dealt | Declared | Called | Revealed | RoundLost | Eliminated | GameOver
-
-
-# The engine builds the events of every round with these instead of the classes: a
-# frozen dataclass's __init__ pays one object.__setattr__ per field, which made event
-# construction ~15% of a game. Each builds the very same object from a plain object with
-# the event's slots, then makes it an instance of the event class (CPython allows
-# __class__ assignment between classes with identical slot layouts, and raises TypeError
-# should they ever differ), as ``View.build`` does. Rare events use the classes.
-
-
-def _slots_holder(cls: type) -> type:
-    """A plain class with the slots of ``cls``, writable."""
-    return type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__slots__})
-
-
-_DealtSlots, _DeclaredSlots, _CalledSlots, _RevealedSlots, _RoundLostSlots = map(
-    _slots_holder, (Dealt, Declared, Called, Revealed, RoundLost))
-
-
-def _dealt(round: int, opener: int, cap: int, counts: tuple[int, ...],
-           hands: tuple[tuple[Card, ...], ...], community: Card | None) -> Dealt:
-    e = _DealtSlots()
-    e.round, e.opener, e.cap, e.counts, e.hands = round, opener, cap, counts, hands
-    e.community = community
-    e.__class__ = Dealt
-    return e  # type: ignore[return-value]
-
-
-def _declared(round: int, seat: int, declaration: Declaration) -> Declared:
-    e = _DeclaredSlots()
-    e.round, e.seat, e.declaration = round, seat, declaration
-    e.__class__ = Declared
-    return e  # type: ignore[return-value]
-
-
-def _called(round: int, seat: int, automatic: bool) -> Called:
-    e = _CalledSlots()
-    e.round, e.seat, e.automatic = round, seat, automatic
-    e.__class__ = Called
-    return e  # type: ignore[return-value]
-
-
-def _revealed(round: int, declaration: Declaration, exists: bool) -> Revealed:
-    e = _RevealedSlots()
-    e.round, e.declaration, e.exists = round, declaration, exists
-    e.__class__ = Revealed
-    return e  # type: ignore[return-value]
-
-
-def _round_lost(round: int, seat: int, reason: str) -> RoundLost:
-    e = _RoundLostSlots()
-    e.round, e.seat, e.reason = round, seat, reason
-    e.__class__ = RoundLost
-    return e  # type: ignore[return-value]
-
-
-def _get(d: Mapping[str, Any], key: str, kind: type) -> Any:
-    if key not in d:
-        raise EventFormatError(f"{d.get('type')} event without {key!r}")
-    value = d[key]
-    # bool is an int subclass; an int field holding True is a format error.
-    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise EventFormatError(
-            f"{d.get('type')} event: {key!r} must be {kind.__name__}, got {value!r}")
-    return value
-
-
-def _int_tuple(d: Mapping[str, Any], key: str) -> tuple[int, ...]:
-    values = tuple(_get(d, key, list))
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in values):
-        raise EventFormatError(f"{d.get('type')} event: {key!r} must be a list of integers")
-    return values
-
-
-def event_from_dict(d: Mapping[str, Any], ruleset: str) -> Event:
-    """The event whose ``to_dict()`` is ``d`` (the inverse of ``to_dict``).
-
-    >>> e = Declared(2, 1, parse_declaration("two-pair K 5", "polacco"))
-    >>> event_from_dict(e.to_dict(), "polacco") == e
-    True
-    """
-    if not isinstance(d, Mapping):
-        raise EventFormatError(f"an event is a dict, got {type(d).__name__}")
-    kind = d.get("type")
-    try:
-        if kind == "dealt":
-            community = d.get("community")
-            return Dealt(
-                _get(d, "round", int), _get(d, "opener", int), _get(d, "cap", int),
-                _int_tuple(d, "counts"),
-                tuple(parse_cards(h) for h in _get(d, "hands", list)),
-                None if community is None else parse_card(community),
-            )
-        if kind == "declared":
-            return Declared(_get(d, "round", int), _get(d, "seat", int),
-                            parse_declaration(_get(d, "declaration", str), ruleset))
-        if kind == "called":
-            return Called(_get(d, "round", int), _get(d, "seat", int),
-                          _get(d, "automatic", bool))
-        if kind == "revealed":
-            return Revealed(_get(d, "round", int),
-                            parse_declaration(_get(d, "declaration", str), ruleset),
-                            _get(d, "exists", bool))
-        if kind == "round_lost":
-            return RoundLost(_get(d, "round", int), _get(d, "seat", int),
-                             _get(d, "reason", str))
-        if kind == "eliminated":
-            return Eliminated(_get(d, "round", int), _get(d, "seat", int),
-                              _get(d, "place", int), _get(d, "reason", str))
-        if kind == "game_over":
-            return GameOver(_int_tuple(d, "order"))
-    except (CardError, DeclarationError) as exc:
-        raise EventFormatError(f"{kind} event: {exc}") from None
-    raise EventFormatError(f"unknown event type {kind!r}")
 
 
 # ---------------------------------------------------------------------------- engine

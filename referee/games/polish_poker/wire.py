@@ -1,8 +1,9 @@
 """Polish Poker's payloads on the wire: the seat's view, the action, the round result.
 
 The envelope (``protocol.messages``) is game-generic; this module is what the
-Polish Poker game puts inside it. Cards travel as card ids and declarations as
-declaration ids (see SPEC.md); the dataclasses here hold parsed values.
+Polish Poker game puts inside it, used by the referee and by the bot-side SDK. Cards
+travel as card ids and declarations as declaration ids (see SPEC.md); the dataclasses
+here hold parsed values.
 
 >>> v = View("official", seat=1, players=2, round=1, cap=5, hand=parse_cards("Ah"),
 ...          community=parse_card("9c"), counts=(1, 1), active=(True, True), opener=0,
@@ -32,8 +33,6 @@ from evaluator import (
     parse_declaration,
     raise_error,
 )
-
-GAME = "polish-poker"
 
 
 class ActionError(ValueError):

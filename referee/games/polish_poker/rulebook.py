@@ -1,6 +1,6 @@
-"""The project's rules documents, one per ruleset (``protocol/rules/<ruleset>.md``).
+"""The rules documents, one per ruleset (``rules/<ruleset>.md`` in this package).
 
-They ship inside the package, beside SPEC.md, so that ``referee rules`` can print a
+They ship inside the package, so that ``referee rules polish-poker`` can print a
 ruleset's summary from the very text a bot author reads.
 
 >>> summary("official").splitlines()[0].startswith("- 2 to 6 players")
@@ -18,7 +18,8 @@ SUMMARY_HEADING = "## Summary"
 
 def document(ruleset: str) -> str:
     """The whole rules document of ``ruleset`` (Markdown)."""
-    return (files("protocol") / "rules" / f"{check_ruleset(ruleset)}.md").read_text("utf-8")
+    path = files("referee.games.polish_poker") / "rules" / f"{check_ruleset(ruleset)}.md"
+    return path.read_text("utf-8")
 
 
 def summary(ruleset: str) -> str:

@@ -1,0 +1,10 @@
+"""Polish Poker (seeds 000 and 004): the bluffing game with declarations, rulesets
+``official`` and ``polacco`` (the parameter ``ruleset``).
+
+The registry calls ``load(params)``; ``GAME_PARAMS`` is the parameter schema. The wire
+payloads are in protocol/SPEC.md sections 5 and 6; the rules in ``rules/``.
+"""
+
+from referee.games.polish_poker.game import GAME_PARAMS, NAME, PolishPokerGame, legacy_params, load
+
+__all__ = ["GAME_PARAMS", "NAME", "PolishPokerGame", "legacy_params", "load"]
