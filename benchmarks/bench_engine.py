@@ -40,7 +40,7 @@ if str(ROOT) not in sys.path:
 
 from bots.caller import act  # noqa: E402
 from evaluator import Card, deck_cards  # noqa: E402
-from referee.games.polish import Dealt, PolishPoker, _Dealer  # noqa: E402
+from referee.games.polish_poker.engine import Dealt, PolishPoker, _Dealer  # noqa: E402
 
 # (_Dealer is the engine's own deal, private to it: timed alone here to compare deals.)
 

@@ -63,7 +63,7 @@ if str(ROOT) not in sys.path:
 from protocol.codec import decode, encode  # noqa: E402
 from protocol.messages import parse_bot_message  # noqa: E402
 from referee.deals import Deals  # noqa: E402
-from referee.games import PolishPokerRules  # noqa: E402
+from referee.games import load_game  # noqa: E402
 from referee.hub import SPIN_S  # noqa: E402
 from referee.schedule import game_seed  # noqa: E402
 
@@ -142,7 +142,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
     """Play the run's first ``games`` games in-process, as ``Table`` does (same seeds,
     same messages, caller.py's policy), without sockets: the wire traffic, message
     sizes, and the referee's own in-process work per decision, by stage."""
-    rules = PolishPokerRules(RULESET)
+    rules = load_game("polish-poker", {"ruleset": RULESET})
     t = dict.fromkeys(("results", "view", "encode", "reply", "apply"), 0.0)
     acts: list[tuple[int, dict[str, Any]]] = []
     steps: list[Step] = []
@@ -164,18 +164,15 @@ def simulate(players: int, games: int) -> dict[str, Any]:
         unsent: list[list[dict[str, Any]]] = [[] for _ in range(players)]
         while True:
             t0 = clock()
-            events = engine.events
-            for result in rules.round_results(events, sent):
-                for s, hand in enumerate(result["hands"]):
-                    if hand:
-                        unsent[s].append(result)
-            sent = len(events)
+            for s, notice in engine.notices(sent):
+                unsent[s].append(notice)
+            sent = len(engine.events)
             t1 = clock()
             t["results"] += t1 - t0
             if engine.is_over:
                 break
             seat = engine.current_seat
-            view = rules.view_payload(engine, seat)
+            view = engine.view(seat)
             t2 = clock()
             seq[seat] += 1
             msg = {"type": "act", "view": view, "results": unsent[seat],
@@ -188,9 +185,8 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             parsed = parse_bot_message(decode(reply))
             action = rules.parse_action(parsed.action)
             t5 = clock()
-            why = rules.apply(engine, seat, action)
+            engine.apply(seat, action)
             t6 = clock()
-            assert why is None, why
             t["view"] += t2 - t1
             t["encode"] += t3 - t2
             t["reply"] += t5 - t4
@@ -368,7 +364,8 @@ def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0,
     with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
         bot = trivial_bot_file(out) if raw_bot else str(ROOT / "bots" / "caller.py")
         bots = tuple(resolve_bots([bot] * players))
-        cfg = RunConfig(bots=bots, rules=RULESET, players=players, games=games, seed=SEED,
+        cfg = RunConfig(bots=bots, params={"ruleset": RULESET}, players=players, games=games,
+                        seed=SEED,
                         move_ms=MOVE_MS, bank_ms=BANK_MS, concurrency=1, max_faults=3,
                         start_timeout_ms=30_000, out=Path(out))
         t0 = time.perf_counter()

@@ -42,7 +42,7 @@ MODES = ("none", "bwrap")
 
 
 def config(out: Path, sandbox: str, bots: list[str], games: int) -> RunConfig:
-    return RunConfig(bots=tuple(resolve_bots(bots)), rules="official", players=2,
+    return RunConfig(bots=tuple(resolve_bots(bots)), params={"ruleset": "official"}, players=2,
                      games=games, seed=7, move_ms=2000, bank_ms=5000, concurrency=1,
                      max_faults=3, start_timeout_ms=30_000, out=out, sandbox=sandbox)
 

@@ -124,7 +124,7 @@ def _play_turn(s: _Session, rules: Game, view: dict[str, Any], move_ms: int) -> 
     if why is not None:
         raise CheckFailed(f"illegal: {why}")
     s.send({"type": "game_end", "order": [], "places": [], "scores": None, "results": []})
-    return f"played {str(payload)[:80]}"
+    return f"played {action!r}"[:200]
 
 
 def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: Console,

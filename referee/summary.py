@@ -43,12 +43,18 @@ def bot_faults(records: Iterable[Mapping[str, Any]]) -> list[BotFaults]:
             bot = f["bot"]
             labels.setdefault(bot, Counter())[f["label"]] += 1
             seen.add(bot)
-            key = (rec["game"], f["round"])
+            key = (rec["game"], _position(f))
             if bot not in first or key < first[bot][:2]:
                 first[bot] = (*key, f)
         games.update(seen)
     return [BotFaults(bot, tuple(labels[bot].most_common()), games[bot], first[bot][0],
                       first[bot][2]) for bot in sorted(labels)]
+
+
+def _position(fault: Mapping[str, Any]) -> int:
+    """Where in its game a fault happened: the transcript events before it (a journal of
+    schema 1 gave its round instead)."""
+    return fault["event"] if "event" in fault else fault["round"]
 
 
 def render(faults: list[BotFaults], run_dir: Path) -> list[str]:
@@ -61,7 +67,8 @@ def render(faults: list[BotFaults], run_dir: Path) -> list[str]:
         lines.append(f"  {b.bot}: {counts}, in {b.games} game{'s' * (b.games != 1)}"
                      + ("; given up on: it could not be started" if b.given_up else ""))
         detail = str(b.first.get("detail", "")).splitlines() or [""]
-        lines.append(f"    first, game {b.first_game} round {b.first['round']} "
+        where = "event" if "event" in b.first else "round"
+        lines.append(f"    first, game {b.first_game} {where} {_position(b.first)} "
                      f"({b.first['label']}): {detail[0]}")
         lines += [f"      {line}" for line in detail[1:]]
         if b.first.get("log"):

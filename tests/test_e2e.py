@@ -83,7 +83,7 @@ def transcripts_of(run: Path) -> dict[int, dict]:
 def outcome(rec: dict) -> tuple:
     """A game's result without its wall-clock parts (timing, start, duration)."""
     return (rec["game"], rec["seed"], rec["seats"], rec["order"], rec["places"],
-            rec["rounds"], rec["faults"])
+            rec["units"], rec["faults"])
 
 
 @pytest.fixture(scope="module")
@@ -103,13 +103,15 @@ def test_run_journals_every_game_and_each_one_checks_out(runs: dict[str, Path], 
     assert sorted(transcripts_of(run)) == list(range(case.games))
     assert sorted(r["game"] for r in records) == list(range(case.games))
     for rec in records:
-        assert rec["rules"] == case.rules and rec["players"] == case.players
+        assert rec["game_type"] == "polish-poker" and rec["players"] == case.players
+        assert rec["params"] == {"ruleset": case.rules} and rec["schema_version"] == 2
+        assert rec["scores"] is None and rec["units"] >= case.players - 1
         assert len(set(rec["seats"])) == case.players and set(rec["seats"]) <= set(case.names)
         assert sorted(rec["places"]) == list(range(1, case.players + 1))
         assert sorted(rec["order"]) == sorted(rec["seats"])
         assert rec["order"][0] == rec["seats"][rec["places"].index(1)]
     report = verify_run(run)
-    assert (report.games, report.rounds) == (case.games, sum(r["rounds"] for r in records))
+    assert (report.games, report.units) == (case.games, sum(r["units"] for r in records))
 
 
 @pytest.mark.parametrize("key", list(CASES))
@@ -121,7 +123,7 @@ def test_config_records_bots_and_versions(runs: dict[str, Path], key: str):
     for b, path in zip(bots, case.bots, strict=True):
         assert b["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
     # The run seed is a string (it may exceed 2^53); --seed without a secret: open deals.
-    assert doc["config"]["seed"] == str(case.seed) and doc["config"]["rules"] == case.rules
+    assert doc["config"]["seed"] == str(case.seed) and doc["config"]["params"] == {"ruleset": case.rules}
     assert doc["config"]["deals"] == "seed" and not (run / "secret.key").exists()
     for pkg in ("python", "polish-poker-referee", "pyzmq", "msgpack"):
         assert doc["versions"][pkg], pkg
@@ -227,12 +229,12 @@ def _raw_bot_module():
 
 @pytest.mark.parametrize(("ruleset", "size"), [("official", 89), ("polacco", 359)])
 def test_ladders_printed_spec_built_and_engine_agree(ruleset: str, size: int):
-    res = referee("rules", ruleset)
+    res = referee("rules", "polish-poker", "--rules", ruleset)
     assert res.returncode == 0
     rows = [m.groups() for m in re.finditer(r"^\s*(\d+)  (.+)$", res.stdout, re.MULTILINE)]
     assert f"{size} declarations" in res.stdout and len(rows) == size
     assert [int(i) for i, _ in rows] == list(range(size))
-    assert [text for _, text in rows] == [str(d) for d in ladder(ruleset)]
+    assert [text.rstrip() for _, text in rows] == [str(d) for d in ladder(ruleset)]
     # The ladder, the raise rule and the pool check the raw bot built from SPEC.md alone.
     raw = _raw_bot_module()
     assert [(d.category, d.ranks, d.suit) for d in ladder(ruleset)] == raw.LADDERS[ruleset]

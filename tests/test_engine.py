@@ -13,8 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluator import Card, deck_cards, format_cards, ladder, parse_cards, parse_declaration
-from protocol.polish import View
-from referee.games.polish import (
+from referee.games.polish_poker.engine import (
     Call,
     Called,
     Dealt,
@@ -37,6 +36,7 @@ from referee.games.polish import (
     parse_action,
     slot_size,
 )
+from referee.games.polish_poker.wire import View
 
 OFFICIAL_CAPS = {6: 3, 5: 4, 4: 5, 3: 5, 2: 5}
 POLACCO_CAPS = {3: 5, 4: 5, 5: 4, 6: 3, 7: 3, 8: 3}
@@ -341,7 +341,7 @@ def test_apply_with_the_right_seat_and_action_objects() -> None:
 
 
 def test_the_wire_actions_are_the_engine_actions() -> None:
-    import protocol.polish as wire
+    import referee.games.polish_poker.wire as wire
 
     game = PolishPoker("polacco", 3, seed=22)
     game.apply(wire.Action.from_wire({"kind": "raise", "declaration": 0}, "polacco"), seat=0)

@@ -81,7 +81,7 @@ def test_a_bot_that_cannot_start_again_is_given_up_on(tmp_path: Path) -> None:
     assert [f["label"] for f in first["faults"]] == ["crash"]
     for rec in later:  # out before the first decision
         [fault] = rec["faults"]
-        assert fault["label"] == "start-failure" and fault["round"] == 1
+        assert fault["label"] == "start-failure" and fault["event"] == 1  # after the deal
         assert fault["detail"].startswith(f"could not be started {START_ATTEMPTS} times in "
                                           "a row; the last exited with code 4")
         assert "already died once" in fault["detail"]  # its stderr says why

@@ -91,7 +91,7 @@ def test_tables_tournament_prints_and_writes_its_bracket(tmp_path: Path) -> None
 
 
 def tables_config(out: Path, specs: list) -> RunConfig:
-    return RunConfig(bots=tuple(specs), rules="official", players=6, games=4, seed=8,
+    return RunConfig(bots=tuple(specs), params={"ruleset": "official"}, players=6, games=4, seed=8,
                      move_ms=1000, bank_ms=5000, concurrency=1, max_faults=3,
                      start_timeout_ms=0, out=out, format="tables", duplicate=True,
                      in_process=True)

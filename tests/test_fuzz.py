@@ -1,7 +1,8 @@
 """Property-based fuzzing of what a bot controls: the bytes it sends, and its actions.
 
 (a) The wire: ``protocol.codec.decode`` -> ``protocol.messages.parse_bot_message`` ->
-    ``protocol.polish.Action.from_wire``, fed arbitrary bytes, mutated valid frames and
+    ``referee.games.polish_poker.wire.Action.from_wire``, fed arbitrary bytes, mutated valid
+    frames and
     packed msgpack-ish values (maps, arrays, ints, floats, strings, bins, bools, nil,
     ext types, timestamps). The only exceptions allowed out are the documented fault
     errors, ``MessageError`` and ``ActionError``; what gets through is well-formed.
@@ -26,14 +27,14 @@ from hypothesis import strategies as st
 from evaluator import deck_cards, ladder
 from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES, MessageError, decode, encode
 from protocol.messages import ActionReply, Hello, parse_bot_message
-from protocol.polish import Action, ActionError, Call, Raise
-from referee.games.polish import (
+from referee.games.polish_poker.engine import (
     GameAlreadyOver,
     IllegalAction,
     PolishPoker,
     UsageError,
 )
-from referee.replay import replay
+from referee.games.polish_poker.replay import replay
+from referee.games.polish_poker.wire import Action, ActionError, Call, Raise
 
 RULESETS = ("official", "polacco")
 FAST = settings(max_examples=300, deadline=None,

@@ -14,7 +14,7 @@ import pytest
 
 from bots import caller, random_bot
 from evaluator import declarations
-from protocol.polish import Call, RoundResult, View
+from referee.games.polish_poker.wire import Call, RoundResult, View
 from referee.inprocess import play_local
 from referee.journal import read_games
 from referee.verify import verify_run
@@ -43,8 +43,8 @@ def test_records_are_journalled_rated_and_verified(tmp_path: Path) -> None:
 def test_same_seed_same_games(tmp_path: Path) -> None:
     a = play_local({"c": caller, "r": random_bot}, games=10, seed=9, out=tmp_path / "a")
     b = play_local({"c": caller, "r": random_bot}, games=10, seed=9, out=tmp_path / "b")
-    assert [(r["seats"], r["order"], r["rounds"]) for r in a] == \
-        [(r["seats"], r["order"], r["rounds"]) for r in b]
+    assert [(r["seats"], r["order"], r["units"]) for r in a] == \
+        [(r["seats"], r["order"], r["units"]) for r in b]
 
 
 def test_in_process_and_bot_processes_play_the_same_games(tmp_path: Path) -> None:
@@ -58,8 +58,8 @@ def test_in_process_and_bot_processes_play_the_same_games(tmp_path: Path) -> Non
         assert res.returncode == 0, res.stderr
     external, local = read_games(tmp_path / "run0"), read_games(tmp_path / "run1")
     assert len(external) == len(local) == 12
-    assert [(r["game"], r["seats"], r["order"], r["rounds"]) for r in external] == \
-        [(r["game"], r["seats"], r["order"], r["rounds"]) for r in local]
+    assert [(r["game"], r["seats"], r["order"], r["units"]) for r in external] == \
+        [(r["game"], r["seats"], r["order"], r["units"]) for r in local]
     assert json.loads((tmp_path / "run1" / "config.json").read_text())["config"]["in_process"]
 
 
@@ -129,7 +129,7 @@ def test_hooks_get_what_the_sdk_gives(tmp_path: Path) -> None:
     assert [i.game_id for i in seen["start"]] == ["0", "1"]
     assert [i.order for i in seen["end"]] == \
         [tuple(r["seats"].index(b) for b in r["order"]) for r in records]
-    assert len(seen["round"]) == sum(r["rounds"] for r in records)
+    assert len(seen["round"]) == sum(r["units"] for r in records)
     assert all(isinstance(r, RoundResult) and r.hands for r in seen["round"])
 
 

@@ -1,4 +1,5 @@
-"""``referee.replay``: a transcript rebuilds its game exactly, and any tampering is caught."""
+"""``referee.games.polish_poker.replay``: a transcript rebuilds its game exactly, and any
+tampering is caught."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from referee.games.polish import PlayerCountError, PolishPoker
-from referee.replay import ReplayMismatch, replay
+from referee.games.polish_poker.engine import PlayerCountError, PolishPoker
+from referee.games.polish_poker.replay import ReplayMismatch, replay
 
 
 def random_game(ruleset: str, players: int, seed: int, rng: random.Random) -> PolishPoker:

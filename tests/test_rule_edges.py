@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from evaluator import ladder, legal_raises, parse_declaration, raise_error
 from referee.deals import Deals
-from referee.games import PolishPokerRules
-from referee.games.polish import (
+from referee.games import load_game
+from referee.games.polish_poker.engine import (
     Called,
     Dealt,
     Declared,
@@ -29,8 +29,9 @@ from referee.games.polish import (
     Revealed,
     RoundLost,
 )
+from referee.games.polish_poker.game import round_results
+from referee.games.polish_poker.replay import ReplayMismatch, replay
 from referee.match import Match
-from referee.replay import ReplayMismatch, replay
 from referee.schedule import ScheduledGame
 
 FIVES = ["five 9", "five T", "five J", "five Q", "five K", "five A"]
@@ -202,7 +203,7 @@ def test_a_forfeit_is_a_round_lost_by_the_forfeiting_seat(
     assert isinstance(new[1], Dealt) and new[1].round == rnd + 1
     assert game.opener == opener == new[1].opener and game.current_seat == opener
     # The round result every seat is told: the forfeiting seat lost it and is out.
-    result = PolishPokerRules(ruleset).round_results(game.events, len(game.events) - 2)
+    result = round_results(game.events, len(game.events) - 2)
     assert [(r["round"], r["loser"], r["reason"], r["eliminated"]) for r in result] \
         == [(rnd, seat, "forfeit:crash", True)]
     # The transcript replays, and a transcript written under the old rule (the same
@@ -252,7 +253,8 @@ def test_forfeits_round_by_round_to_the_end_in_both_rulesets() -> None:
 
 def match(ruleset: str, players: int, max_faults: int = 3) -> Match:
     game = ScheduledGame(0, tuple(range(players)), 9, 0, 1)
-    return Match(game, [f"b{s}" for s in range(players)], PolishPokerRules(ruleset),
+    return Match(game, [f"b{s}" for s in range(players)],
+                 load_game("polish-poker", {"ruleset": ruleset}),
                  move_ms=100, bank_ms=0, max_faults=max_faults, deals=Deals())
 
 
@@ -261,7 +263,7 @@ def match(ruleset: str, players: int, max_faults: int = 3) -> Match:
 def test_the_fault_policy_forfeits_with_the_same_opener_rule(
         ruleset: str, opener_after: int, crashing: int, opener_last: int) -> None:
     m = match(ruleset, 4, max_faults=2)
-    e = m.engine
+    e = m.engine.game  # the PolishPoker behind the Engine protocol
     m.malformed(2, "not an action", 1.0)  # round 1: seat 2 loses the round
     assert e.round == 2 and e.counts[2] == 2
     m.answer(e.current_seat, e.legal_declarations()[0], 1.0)
@@ -276,7 +278,7 @@ def test_the_fault_policy_forfeits_with_the_same_opener_rule(
     # A crash of a seat that is not the opener: the same rule, through Match.crash.
     m.crash(crashing, "process exited with code 1")
     assert e.round == 6 and e.opener == opener_last and not e.active[crashing]
-    assert m.record()["rounds"] == 6
+    assert m.record()["units"] == 6
     assert replay(ruleset, 4, 9, transcript(e)).events == e.events
 
 
@@ -362,8 +364,9 @@ def referee(*args: str) -> subprocess.CompletedProcess[str]:
 def test_referee_check_accepts_a_raise_over_a_five_below_aces() -> None:
     res = referee("check", MIN_RAISER)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "PASS official, answering five T (a higher five or a call is legal): raised to " \
-           "five J" in res.stdout
+    # The fourth official turn: five T answered; a higher five (or a call) is legal.
+    assert "PASS polish-poker, scripted turn 4 of 4: played " \
+           "Raise(declaration=Declaration('five J', 'official'))" in res.stdout
 
 
 def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,

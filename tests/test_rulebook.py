@@ -9,11 +9,11 @@ from collections import Counter
 import pytest
 from typer.testing import CliRunner
 
-import protocol.rulebook
+import referee.games.polish_poker.rulebook
 from evaluator import ladder
-from protocol.rulebook import document, summary
 from referee.cli import app
-from referee.games.polish import PLAYER_RANGE, PolishPoker
+from referee.games.polish_poker.engine import PLAYER_RANGE, PolishPoker
+from referee.games.polish_poker.rulebook import document, summary
 
 RULESETS = ("official", "polacco")
 
@@ -56,7 +56,8 @@ def test_the_summary_is_the_documents_section() -> None:
 
 
 def referee_rules(ruleset: str) -> str:
-    res = CliRunner().invoke(app, ["rules", ruleset], env={"COLUMNS": "100"})
+    res = CliRunner().invoke(app, ["rules", "polish-poker", "--rules", ruleset],
+                             env={"COLUMNS": "100"})
     assert res.exit_code == 0, res.output
     return res.output
 
@@ -71,7 +72,7 @@ def test_referee_rules_prints_the_summary_before_the_ladder(ruleset: str) -> Non
         == (ruleset == "official")
     assert "`" not in head  # rendered, not the Markdown source
     rows = re.findall(r"^\s*(\d+)  (.+)$", ladder_part, re.MULTILINE)
-    assert [t for _, t in rows] == [str(d) for d in ladder(ruleset)]
+    assert [t.rstrip() for _, t in rows] == [str(d) for d in ladder(ruleset)]
     assert not re.findall(r"^\s*(\d+)  (.+)$", head, re.MULTILINE)
 
 
@@ -79,11 +80,15 @@ def test_referee_rules_prints_brackets_as_they_are(monkeypatch: pytest.MonkeyPat
     # Whatever the document says is printed as text: no Rich markup is interpreted.
     text = document("official").replace(
         "## Summary\n\n", "## Summary\n\n- Seats [bold]0[/bold] to [red]n-1[/] and :smile:.\n")
-    monkeypatch.setattr(protocol.rulebook, "document", lambda ruleset: text)
+    monkeypatch.setattr(referee.games.polish_poker.rulebook, "document", lambda ruleset: text)
     out = referee_rules("official")
     assert "Seats [bold]0[/bold] to [red]n-1[/] and :smile:." in out
 
 
-def test_an_unknown_ruleset_is_a_usage_error() -> None:
+def test_an_unknown_game_or_ruleset_is_a_one_line_usage_error() -> None:
     res = CliRunner().invoke(app, ["rules", "texas"])
-    assert res.exit_code == 2 and "unknown ruleset 'texas'" in res.output
+    assert res.exit_code == 2 and "unknown game 'texas'" in res.output
+    res = CliRunner().invoke(app, ["rules", "polish-poker", "--rules", "texas"])
+    assert res.exit_code == 2 and res.output.count("\n") == 1
+    assert "parameter ruleset: 'texas' is not allowed: expected one of official, polacco" \
+        in res.output

@@ -168,7 +168,7 @@ def test_a_bot_that_cannot_start_stops_the_run(tmp_path: Path) -> None:
 
 
 def test_stop_finishes_the_games_in_progress_and_starts_no_more(tmp_path: Path) -> None:
-    config = RunConfig(bots=tuple(resolve_bots(bots(tmp_path)[1:])), rules="official",
+    config = RunConfig(bots=tuple(resolve_bots(bots(tmp_path)[1:])), params={"ruleset": "official"},
                        players=2, games=36, seed=5, move_ms=2000, bank_ms=5000,
                        concurrency=2, max_faults=3, start_timeout_ms=10_000,
                        out=tmp_path / "run", workers=2)

@@ -14,7 +14,8 @@ At each game start it looks for what the deals could follow from, wherever a bot
 
 The run directory is looked for through its ancestors' open files, working directories
 and ``--out``, its own working directory and ``HOME``, and the folders above them. Each
-seed found is dealt as the engine deals (``referee.games.polish``), round by round. When a
+seed found is dealt as the engine deals (``referee.games.polish_poker.engine``), round by
+round. When a
 round's reveal shows every hand, it writes to stderr, per source that had a candidate,
 whether one of them predicted the whole deal of that round: ``game G round R <source>:
 predicted`` or ``missed``; ``game G: found <source>=<candidates> ...`` once per game;
@@ -189,7 +190,7 @@ def look(info):
 
 def dealt(source, seed, round_, counts):
     """The hands and community card the engine deals in ``round_`` from ``seed``."""
-    from referee.games.polish import _Dealer
+    from referee.games.polish_poker.engine import _Dealer
 
     dealers = GAME["dealers"]
     key = (source, seed)

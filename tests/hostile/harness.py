@@ -71,7 +71,7 @@ def play(tmp_path: Path, bots: list[str], *, rules: str = "official", players: i
     the runner (for its counters) and the run folder."""
     out = tmp_path / out_name
     config = RunConfig(
-        bots=tuple(resolve_bots(bots)), rules=rules, players=players, games=games,
+        bots=tuple(resolve_bots(bots)), params={"ruleset": rules}, players=players, games=games,
         seed=seed, move_ms=move_ms, bank_ms=bank_ms, concurrency=concurrency,
         max_faults=max_faults, start_timeout_ms=start_timeout_ms, out=out, sandbox=sandbox)
     runner = Runner(config, progress=progress)

@@ -84,7 +84,8 @@ def play(tmp_path: Path, bot: str, good: list[str], *, games: int = 4, move_ms: 
     fresh process's first decision, other test runs) cannot turn into a timeout."""
     out = tmp_path / "run"
     config = RunConfig(
-        bots=tuple(resolve_bots([str(faulty(tmp_path, bot)), *good])), rules="official",
+        bots=tuple(resolve_bots([str(faulty(tmp_path, bot)), *good])),
+        params={"ruleset": "official"},
         players=3, games=games, seed=seed, move_ms=move_ms, bank_ms=bank_ms,
         concurrency=concurrency, max_faults=max_faults, start_timeout_ms=10_000, out=out,
         limits=limits or BotLimits())

@@ -137,7 +137,8 @@ def config(tmp_path: Path, bots: list[str], mode: str, *, games: int = 2,
            out: Path | None = None) -> RunConfig:
     sandbox, run_as = MODES[mode] if mode in MODES else ("none", None)
     return RunConfig(
-        bots=tuple(resolve_bots(bots)), rules="official", players=len(bots), games=games,
+        bots=tuple(resolve_bots(bots)), params={"ruleset": "official"}, players=len(bots),
+        games=games,
         seed=5, move_ms=move_ms, bank_ms=10_000, concurrency=1, max_faults=3,
         start_timeout_ms=20_000, out=out or tmp_path / "run", sandbox=sandbox,
         limits=replace(limits or BotLimits(), run_as=run_as))

@@ -42,7 +42,7 @@ from harness import (  # noqa: E402
 from bots import caller, random_bot  # noqa: E402
 from referee import sandbox  # noqa: E402
 from referee.deals import SECRET_FILE, Deals  # noqa: E402
-from referee.games.polish import PolishPoker  # noqa: E402
+from referee.games.polish_poker.engine import PolishPoker  # noqa: E402
 from referee.inprocess import LocalBot, LocalRunner  # noqa: E402
 from referee.journal import read_games, read_results, read_transcripts  # noqa: E402
 from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame  # noqa: E402
