@@ -225,7 +225,7 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert "switcher" in res.stdout and "stayer" in res.stdout  # the leaderboard
 
     ok = referee(plugged, tmp_path, "verify", str(tmp_path / "full"))
-    assert ok.returncode == 0 and ok.stderr.startswith("ok: 60 games"), ok.stderr
+    assert ok.returncode == 0 and ok.stdout.startswith("ok: 60 games"), ok.stdout + ok.stderr
     rated = referee(plugged, tmp_path, "rate", str(tmp_path / "full"))
     assert rated.returncode == 0 and (tmp_path / "full/leaderboard.json").is_file()
 
