@@ -18,9 +18,23 @@ EXIT_BAD_BOT = 2
 
 def load_bot(path: str | Path, module_name: str | None = None) -> ModuleType:
     """Import a bot file as a module (named ``module_name``, default ``bot_<stem>``);
-    ImportError if it defines no ``act``. Loading a file twice gives two modules."""
+    ImportError if it defines no ``act``. Loading a file twice gives two modules.
+
+    A bot in a package (a directory with ``__init__.py``) may import the modules beside
+    it relatively (``from .common import x``): its directory is loaded as a package of
+    its own, which needs nothing above it (a sandboxed bot sees only its directory)."""
     path = Path(path)
-    spec = importlib.util.spec_from_file_location(module_name or f"bot_{path.stem}", path)
+    name = module_name or f"bot_{path.stem}"
+    init = path.parent / "__init__.py"
+    if init.is_file():
+        package = importlib.util.spec_from_file_location(
+            f"{name}_package", init, submodule_search_locations=[str(path.parent)])
+        if package is None or package.loader is None:
+            raise ImportError(f"cannot load {path.parent} as a package")
+        sys.modules[package.name] = importlib.util.module_from_spec(package)
+        package.loader.exec_module(sys.modules[package.name])
+        name = f"{package.name}.{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path} as a Python module")
     module = importlib.util.module_from_spec(spec)

@@ -16,9 +16,9 @@ the game decodes it; Polish Poker: a ``RoundResult``; ``on_round_result`` is its
 name), ``on_game_end(info)``. An exception in ``act``, or a
 return value that is not an action of the game, does not end the bot: the
 traceback goes to stderr (the bot's log) and the SDK answers with an ``error`` reply
-(SPEC.md section 4), which the referee records as a ``malformed`` action: the bot loses
-the round and plays on. An exception in a hook is reported the same way, on the bot's
-next decision of that game (one in ``on_game_end`` is only logged).
+(SPEC.md section 4), which the referee records as a ``malformed`` action: the bot takes
+the game's penalty for a fault and plays on. An exception in a hook is reported the same
+way, on the bot's next decision of that game (one in ``on_game_end`` is only logged).
 
 At each game start the SDK seeds Python's ``random`` module (and numpy's global
 generator, if numpy is loaded) from the game's seed, so a bot that draws its

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.deals import Deals, run_deals
+from referee.games import DEFAULT_GAME
 from referee.journal import game_of
 from referee.process import BotLimits, BotSpec, bot_spec
 
@@ -107,7 +108,7 @@ class RunConfig:
     out: Path
     limits: BotLimits = BotLimits()
     sandbox: str = "none"
-    game: str = "polish-poker"
+    game: str = DEFAULT_GAME
     format: str = "round-robin"
     duplicate: bool = False  # the CLI turns it on
     candidates: int = 0

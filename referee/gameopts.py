@@ -22,8 +22,7 @@ from referee.games import DEFAULT_GAME, GameError, load_game, names, schema
 from referee.games.api import Game, Param
 
 GameOpt = Annotated[str, typer.Option(
-    help="The game: polish-poker, turkish-poker, six-card-golf (`referee games` lists "
-         "them with their parameters).")]
+    help="The game (`referee games` lists them with their parameters).")]
 ParamOpt = Annotated[list[str] | None, typer.Option(
     "--param", help="A game parameter as KEY=VALUE, once per parameter (`referee games`).")]
 RulesOpt = Annotated[str | None, typer.Option(

@@ -8,7 +8,7 @@ report, nothing in time, a dead bot) into engine calls:
 - a legal action is applied; the seat's run of consecutive faults resets;
 - ``malformed`` (undecodable, wrong schema, or an ``error`` reply: the bot's code raised
   or returned something that is not an action), ``illegal`` (the engine refused it) and
-  ``timeout``: the seat loses the round (``engine.fault``);
+  ``timeout``: the seat takes the game's penalty for a fault (``engine.fault``);
 - ``crash`` (the process died, or an in-process bot called ``sys.exit``), ``max_faults``
   faults in a row (``faults``), or ``start-failure`` (its bot is given up on, below): the
   seat forfeits the game (``engine.forfeit``).

@@ -123,7 +123,8 @@ def test_config_records_bots_and_versions(runs: dict[str, Path], key: str):
     for b, path in zip(bots, case.bots, strict=True):
         assert b["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
     # The run seed is a string (it may exceed 2^53); --seed without a secret: open deals.
-    assert doc["config"]["seed"] == str(case.seed) and doc["config"]["params"] == {"ruleset": case.rules}
+    assert doc["config"]["seed"] == str(case.seed)
+    assert doc["config"]["params"] == {"ruleset": case.rules}
     assert doc["config"]["deals"] == "seed" and not (run / "secret.key").exists()
     for pkg in ("python", "polish-poker-referee", "pyzmq", "msgpack"):
         assert doc["versions"][pkg], pkg

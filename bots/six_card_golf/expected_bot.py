@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.six_card_golf.grid import (
+from evaluator.golf import GOLF_PACK, JOKER_KEY, KEY_POINTS, N_RANK_KEYS, RANK_KEY
+
+from .grid import (
     DISCARD,
     View,
     grid_of,
@@ -34,7 +36,6 @@ from bots.six_card_golf.grid import (
     take,
     value,
 )
-from evaluator.golf import GOLF_PACK, JOKER_KEY, KEY_POINTS, N_RANK_KEYS, RANK_KEY
 
 PACK_COUNTS = [sum(1 for c in GOLF_PACK if RANK_KEY[c] == k) for k in range(N_RANK_KEYS)]
 # One card id of each rank key: what a stock card of that rank is for ``placements``.

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from bots.six_card_golf.grid import (
+from evaluator.golf import CARD_POINTS, JOKER_ID, PARTNER, RANK_KEY, row_points
+
+from .grid import (
     DISCARD,
     View,
     grid_of,
@@ -23,7 +25,6 @@ from bots.six_card_golf.grid import (
     take,
     value,
 )
-from evaluator.golf import CARD_POINTS, JOKER_ID, PARTNER, RANK_KEY, row_points
 
 FACE_DOWN = 6
 

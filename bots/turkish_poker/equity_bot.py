@@ -19,15 +19,6 @@ import random
 
 import numpy as np
 
-from bots.turkish_poker.common import (
-    LOW_RANK_BY_DECK,
-    bet,
-    check_or_call,
-    check_or_fold,
-    discards,
-    hand_ids,
-    legal,
-)
 from evaluator.cards import parse_card
 from evaluator.turkish import (
     FULL_HOUSE,
@@ -39,6 +30,16 @@ from evaluator.turkish import (
     deck_for,
 )
 from evaluator.turkish_kernels import rank_keys
+
+from .common import (
+    LOW_RANK_BY_DECK,
+    bet,
+    check_or_call,
+    check_or_fold,
+    discards,
+    hand_ids,
+    legal,
+)
 
 SAMPLES = 600
 DRAW_SAMPLES = 200

@@ -1,7 +1,9 @@
 """A rule-based bot: opens with kings or better, calls and raises by hand category,
 draws by the simple table in ``common``."""
 
-from bots.turkish_poker.common import (
+from evaluator.turkish import ACE, PAIR, THREE, TWO_PAIR
+
+from .common import (
     bet,
     check_or_call,
     check_or_fold,
@@ -9,7 +11,6 @@ from bots.turkish_poker.common import (
     key_of,
     legal,
 )
-from evaluator.turkish import ACE, PAIR, THREE, TWO_PAIR
 
 
 def act(view):
