@@ -24,10 +24,10 @@ What differs from bot processes:
   of the game. The traceback goes to ``logs/<bot>.errors.log``, after a line that marks
   the game. Only ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it
   forfeits the game, and the same function plays the next one.
-- All bots share the interpreter's ``random`` (and numpy's) generator, seeded at each
-  game start from the game's seed and who sits where (``referee.schedule.table_seed``),
-  so a run is reproducible from its seed and two copies of a bot do not mirror each
-  other when a duplicate deal swaps their seats.
+- Each seat has Python's ``random`` (and numpy's global generator) to itself, seeded at
+  each game start with the bot's seed as the SDK seeds a bot process
+  (``referee.seatrandom``): a run plays the same games in-process as with bot processes,
+  for the same seed and secret.
 - The view is decoded by the game as the SDK decodes it, given the seat's budget for the
   decision (move time plus bank) as its time left (Polish Poker: ``view.time_left_ms``).
 """
@@ -43,14 +43,15 @@ from types import ModuleType
 from typing import Any
 
 from protocol.host import load_bot
-from protocol.sdk import GameInfo, bad_return, failure, notice_hook, seed_everything
+from protocol.sdk import GameInfo, bad_return, failure, notice_hook
 from referee.config import RunConfig
 from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
 from referee.logs import game_marker
 from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
-from referee.schedule import ScheduledGame, table_seed
+from referee.schedule import ScheduledGame
+from referee.seatrandom import SeatRandom
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
@@ -108,6 +109,7 @@ class LocalRunner(Tournament):
             raise ValueError("bots must match config.bots, in order")
         self.bots = list(bots)
         self._game_marks: dict[str, str] = {}  # per bot: a game start not yet in its log
+        self._random = SeatRandom([])  # the generators of the game being played
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
         for game in games:
@@ -121,13 +123,13 @@ class LocalRunner(Tournament):
         match = Match(game, [b.name for b in bots], rules, cfg.move_ms, cfg.bank_ms,
                       cfg.max_faults, self.deals)
         engine = match.engine
-        seed_everything(table_seed(game))
+        seeds = [self.deals.bot_seed(game.seed, b) for b in game.seating]
+        self._random = rng = SeatRandom(seeds)
         # A hook's failure, per seat: reported as the seat's next decision (as the SDK does).
         failed: list[str | None] = [None] * len(bots)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
-        infos = [GameInfo(str(game.index), rules.name, seat, len(bots),
-                          self.deals.bot_seed(game.seed, game.seating[seat]), rules.params)
-                 for seat in range(len(bots))] if hooked else []
+        infos = [GameInfo(str(game.index), rules.name, seat, len(bots), seeds[seat],
+                          rules.params) for seat in range(len(bots))] if hooked else []
         for seat, bot in enumerate(bots):
             self._mark(match, seat)
             failed[seat] = self._hook(match, seat, "on_game_start", bot.on_game_start,
@@ -149,7 +151,7 @@ class LocalRunner(Tournament):
             view = rules.decode_view(engine.view(seat), int(budget))
             start = clock()
             try:
-                value = bots[seat].act(view)
+                value = rng.call(seat, bots[seat].act, view)
             except Exception as exc:  # the bot's own bug: a fault, it plays on
                 elapsed = (clock() - start) * 1000
                 text = failure("act", exc)
@@ -205,7 +207,7 @@ class LocalRunner(Tournament):
         if hook is None:
             return None
         try:
-            hook(arg)
+            self._random.call(seat, hook, arg)
         except Exception as exc:  # as in act: reported on the seat's next decision
             text = failure(where, exc)
             self._log(match, seat, text)

@@ -489,9 +489,3 @@ def game_seed(run_seed: int, game: int) -> int:
     seed, and into each bot's (``referee.deals``)."""
     return random.Random(f"{run_seed}/game/{game}").getrandbits(63) >> LEGACY_SEED_SHIFT
 
-
-def table_seed(game: ScheduledGame) -> int:
-    """The seed of the generator that the bots of one in-process game share: it depends
-    on who sits where, for the same reason as ``referee.deals.Deals.bot_seed``."""
-    seating = ",".join(map(str, game.seating))
-    return random.Random(f"{game.seed}/seating/{seating}").getrandbits(63)
