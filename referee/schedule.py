@@ -488,4 +488,3 @@ def game_seed(run_seed: int, game: int) -> int:
     LEGACY_SEED_SHIFT.) A run's deal secret, if it has one, turns it into the engine's
     seed, and into each bot's (``referee.deals``)."""
     return random.Random(f"{run_seed}/game/{game}").getrandbits(63) >> LEGACY_SEED_SHIFT
-
