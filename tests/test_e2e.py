@@ -185,10 +185,12 @@ def test_same_seed_same_games_and_concurrency_changes_nothing(
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--rules", "texas", "--bots", CALLER, RANDOM], "unknown ruleset 'texas'"),
-    (["--players", "7", "--bots", CALLER, RANDOM], "official is played by 2-6 players, not 7"),
+    (["--rules", "texas", "--bots", CALLER, RANDOM],
+     "parameter ruleset: 'texas' is not allowed: expected one of official, polacco"),
+    (["--players", "7", "--bots", CALLER, RANDOM],
+     "polish-poker is played by 2-6 players with ruleset=official, not 7"),
     (["--rules", "polacco", "--players", "2", "--bots", CALLER, RANDOM, RANDOM],
-     "polacco is played by 3-8 players, not 2"),
+     "polish-poker is played by 3-8 players with ruleset=polacco, not 2"),
     (["--players", "4", "--bots", CALLER, RANDOM, RAW], "4 seats need at least 4 bots"),
     (["--bots", CALLER, "no/such/bot.py"], "bot file not found: no/such/bot.py"),
 ])
