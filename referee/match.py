@@ -167,8 +167,9 @@ class Match:
         }
 
 
-def by_place(places: Sequence[int], names: Sequence[str]) -> list[int]:
-    """Seats best place first; a tie in the order of the names (the leaderboard's ``order``).
+def by_place(places: Sequence[int], names: Sequence[Any]) -> list[int]:
+    """Seats best place first; a tie in the order of ``names`` (for the record's
+    ``order``, the bots' names, as the leaderboard sorts them; for ``game_end``, seats).
 
     >>> by_place([2, 1, 1], ["c", "b", "a"])
     [2, 1, 0]
@@ -184,7 +185,7 @@ def game_end(outcome: Outcome) -> dict[str, Any]:
     {'order': [1, 2, 0], 'places': [2, 1, 1], 'scores': [-3.0, 1.0, 1.0]}
     """
     places = list(outcome.places)
-    return {"order": sorted(range(len(places)), key=lambda s: (places[s], s)), "places": places,
+    return {"order": by_place(places, range(len(places))), "places": places,
             "scores": None if outcome.scores is None else list(outcome.scores)}
 
 
