@@ -79,6 +79,11 @@ def notice_hook(bot: Any) -> Callable[[Any], None] | None:
     return getattr(bot, "on_notice", None) or getattr(bot, "on_round_result", None)
 
 
+def hook_name(hook: Callable[..., Any]) -> str:
+    """The name a hook's failure is reported under: the bot's own name for it."""
+    return getattr(hook, "__name__", "on_notice")
+
+
 def run(
     act: Callable[[Any], Any],
     on_game_start: Callable[[GameInfo], None] | None = None,
@@ -158,7 +163,7 @@ def _deliver(msg: dict[str, Any], rules: Game, on_notice) -> str | None:
             decoded = rules.decode_notice(notice)
         except Exception as exc:  # noqa: BLE001 - a notice this SDK cannot read
             return failure("decoding a notice", exc)
-        failed = _guarded("on_notice", on_notice, decoded)
+        failed = _guarded(hook_name(on_notice), on_notice, decoded)
         if failed:
             return failed
     return None

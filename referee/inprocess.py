@@ -43,7 +43,7 @@ from types import ModuleType
 from typing import Any
 
 from protocol.host import load_bot
-from protocol.sdk import GameInfo, bad_return, failure, notice_hook
+from protocol.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
 from referee.config import RunConfig
 from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
@@ -197,8 +197,9 @@ class LocalRunner(Tournament):
         """Hand each seat its notices of the events since ``told``."""
         engine = match.engine
         for seat, notice in engine.notices(told):
-            if bots[seat].on_notice and failed[seat] is None:
-                failed[seat] = self._hook(match, seat, "on_notice", bots[seat].on_notice,
+            hook = bots[seat].on_notice
+            if hook and failed[seat] is None:
+                failed[seat] = self._hook(match, seat, hook_name(hook), hook,
                                           self.rules.decode_notice(notice))
         return len(engine.events)
 

@@ -144,7 +144,7 @@ def test_a_crash_is_told_with_the_last_lines_of_stderr_and_where_to_look(
     text = lines(proc.stdout)
     start = text.index("faults (every one is in games.jsonl):")
     assert text[start + 1].strip() == "crash_mid_game: crash 6, in 6 games"
-    assert text[start + 2].strip().startswith("first, game 0 round ")
+    assert text[start + 2].strip().startswith("first, game 0 event ")
     assert text[start + 2].endswith("(crash): process exited with code 1; its stderr ends:")
     assert text[start + 3].strip() == "crash_mid_game: third decision, goodbye"
     assert text[start + 4].strip() == f"log: {out / 'logs' / 'crash_mid_game.0.stderr.log'}"
