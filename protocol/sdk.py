@@ -119,7 +119,14 @@ def run(
         reply = decode(sock.recv())
         if reply["type"] != "welcome":
             raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
-        _serve(sock, act, on_game_start, on_notice, on_game_end)
+        loaded: dict[str, Game] = {}
+        game = reply.get("game")
+        if isinstance(game, dict):  # loaded now rather than in the first decision's time
+            try:
+                _load(game.get("name"), game.get("params"), loaded)
+            except GameError:
+                pass  # said at the game's start, as an error at each of its decisions
+        _serve(sock, act, on_game_start, on_notice, on_game_end, loaded)
     finally:
         sock.close()
 
@@ -195,10 +202,9 @@ def _load(name: Any, params: Any, loaded: dict[str, Game]) -> Game:
     return loaded[key]
 
 
-def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
+def _serve(sock, act, on_game_start, on_notice, on_game_end, loaded: dict[str, Game]) -> None:
     game: GameInfo | None = None
     rules: Game | None = None
-    loaded: dict[str, Game] = {}
     failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
         msg = decode(sock.recv())

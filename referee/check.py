@@ -39,8 +39,8 @@ class CheckFailed(Exception):
 
 
 class _Session:
-    def __init__(self, spec: BotSpec, start_ms: int, log_dir: Path):
-        self.hub: Hub[str] = Hub()
+    def __init__(self, spec: BotSpec, rules: Game, start_ms: int, log_dir: Path):
+        self.hub: Hub[str] = Hub(game={"name": rules.name, "params": rules.params})
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
         self.logs = LogPump(BotLimits().log_bytes)
@@ -136,7 +136,7 @@ def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: 
         console.print(Text.assemble(mark, inert.terminal(text)), soft_wrap=True)
 
     try:
-        s = _Session(spec, start_ms, log_dir)
+        s = _Session(spec, rules, start_ms, log_dir)
     except CheckFailed as exc:
         line(("FAIL ", "bold red"), f"start and hello: {exc}")
         return 3

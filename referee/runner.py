@@ -188,8 +188,9 @@ class Runner(Tournament):
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
         other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
-        self.hub: Hub[BotInstance] = Hub(other_users=other_users,
-                                         awaits=BotInstance.awaits_reply)
+        self.hub: Hub[BotInstance] = Hub(
+            other_users=other_users, awaits=BotInstance.awaits_reply,
+            game={"name": self.rules.name, "params": self.rules.params})
         self.cgroups: RunCgroups | None = None
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
