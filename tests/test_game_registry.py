@@ -43,6 +43,26 @@ def test_every_game_loads_with_its_defaults_and_refuses_a_bad_parameter() -> Non
         load_game("texas")
 
 
+@pytest.mark.parametrize(("name", "params"), [
+    ("polish-poker", {"ruleset": "official"}), ("polish-poker", {"ruleset": "polacco"}),
+    ("turkish-poker", {}), ("six-card-golf", {})])
+def test_each_games_check_turns_pair_a_legal_answer_with_a_refused_one(
+        name: str, params: dict[str, str]) -> None:
+    """What ``referee check`` judges with: the game says the legal example is legal and
+    the other is not (or is not even an action)."""
+    game = load_game(name, params)
+    turns = game.check_turns()
+    assert turns
+    for view, ok, bad in turns:
+        assert game.judge(view, game.parse_action(ok)) is None
+        assert game.encode_action(game.parse_action(ok)) == ok
+        try:
+            refused = game.judge(view, game.parse_action(bad))
+        except ValueError:  # malformed
+            continue
+        assert isinstance(refused, str) and refused
+
+
 def test_referee_games_lists_params_defaults_and_seat_ranges(tmp_path: Path) -> None:
     res = referee("games", cwd=tmp_path)
     assert res.returncode == 0, res.stderr

@@ -25,8 +25,8 @@ _TURNS: dict[str, tuple[tuple[int, int, str, str | None, list[tuple[int, str]], 
         (0, 4, "Jd", "Jk", [(1, "three J"), (2, "four J"), (3, "five T")], "five J", "five 9"),
     ),
     "polacco": (
-        (0, 3, "7h", None, [], "high 7", "call"),
-        (1, 3, "2c", None, [(0, "straight-flush s A")], "call", "high 2"),
+        (0, 3, "7h", None, [], "pair 2", "call"),
+        (1, 3, "2c", None, [(0, "straight-flush s A")], "call", "pair 2"),
     ),
 }
 

@@ -8,7 +8,7 @@ engine behind the Engine protocol, its wire codecs, replay, check turns and rule
 >>> g.apply(0, game.parse_action({"kind": "raise", "declaration": 0}))
 >>> g.apply(1, game.parse_local_action("call"))
 >>> [(seat, n["loser"], n["reason"]) for seat, n in g.notices(0)]
-[(0, 1, 'wrong-call'), (1, 1, 'wrong-call'), (2, 1, 'wrong-call')]
+[(0, 0, 'bluff'), (1, 0, 'bluff'), (2, 0, 'bluff')]
 """
 
 from __future__ import annotations
