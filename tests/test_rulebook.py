@@ -1,5 +1,5 @@
-"""The rules documents (protocol/rules/) agree with the engine, and ``referee rules``
-prints their summary, as plain text, before the ladder."""
+"""The rules documents (referee/games/polish_poker/rules/) agree with the engine, and
+``referee rules`` prints their summary, as plain text, before the ladder."""
 
 from __future__ import annotations
 
