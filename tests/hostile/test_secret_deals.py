@@ -98,7 +98,8 @@ def first_deals(out: Path, deals: Deals) -> tuple[list, list]:
     made, dealt = [], []
     transcripts = read_transcripts(out)
     for rec in read_games(out):
-        engine = PolishPoker(rec["rules"], rec["players"], deals.engine_seed(rec["seed"]))
+        engine = PolishPoker(rec["params"]["ruleset"], rec["players"],
+                             deals.engine_seed(rec["seed"]))
         made.append(engine.events[0].to_dict())
         dealt.append(transcripts[rec["game"]]["events"][0])
     return made, dealt

@@ -59,7 +59,7 @@ class Game:
     """One game as the transcript tells it, with the spy's seat in it."""
 
     def __init__(self, record: dict, transcript: dict, spy: str):
-        rules = record["rules"]
+        rules = record["params"]["ruleset"]
         self.seat = record["seats"].index(spy)
         self.deals: dict[int, dict] = {}
         self.declared: dict[int, list[list[int]]] = {}
