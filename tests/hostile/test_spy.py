@@ -35,11 +35,11 @@ from referee.journal import read_games, read_transcripts  # noqa: E402
 VIEW_KEYS = {"ruleset", "seat", "players", "round", "cap", "hand", "community", "counts",
              "active", "opener", "history"}
 KEYS = {
-    "welcome": {"type", "protocol", "name", "limits"},
+    "welcome": {"type", "protocol", "name", "limits", "game"},
     "game_start": {"type", "seq", "game", "game_id", "seat", "players", "seed", "params",
                    "time"},
     "act": {"type", "seq", "view", "results", "deadline_ms", "time"},
-    "game_end": {"type", "seq", "order", "results"},
+    "game_end": {"type", "seq", "order", "places", "scores", "results"},
     "bye": {"type", "seq"},
 }
 RESULT_KEYS = {"round", "hands", "community", "declaration", "exists", "loser", "reason",
@@ -117,6 +117,7 @@ def check_spy(out: Path, log: Path, spy: str) -> int:
     assert all(e["frames"] == 1 for e in entries)  # one frame, one map (SPEC section 2)
     msgs = [e["msg"] for e in entries]
     assert msgs[0]["type"] == "welcome" and msgs[0]["name"] == spy
+    assert msgs[0]["game"] == {"name": "polish-poker", "params": records[0]["params"]}
     assert msgs[-1]["type"] == "bye"
     assert [m["seq"] for m in msgs[1:]] == list(range(1, len(msgs)))
     game: Game | None = None
@@ -155,7 +156,8 @@ def check_spy(out: Path, log: Path, spy: str) -> int:
             _check_results(game, m["results"], delivered, before=r)
         elif kind == "game_end":
             assert game is not None and turn == len(game.spy_turns)
-            assert m["order"] == game.order
+            assert m["order"] == game.order and m["scores"] is None
+            assert [m["order"].index(s) + 1 for s in range(len(m["order"]))] == m["places"]
             _check_results(game, m["results"], delivered, before=None)
             game = None
     assert sorted(played) == sorted(games) and game is None
