@@ -200,7 +200,8 @@ def test_json_document_and_written_files(tmp_path: Path) -> None:
     assert doc["head_to_head"]["matrix"][0][1] == [10, 6]  # bot 0 ahead of 1 in 6 of 10
     assert [r["bot"] for r in doc["rows"]] == ["0", "1", "2", "3"]
     assert set(doc["rows"][0]) == {"rank", "bot", "elo", "ci95", "se", "games", "score",
-                                   "mean_place", "wins", "los_next", "faults", "bound", "note"}
+                                   "mean_place", "wins", "los_next", "faults", "bound", "note",
+                                   "shared_wins", "metric"}
 
     paths = write_reports(report, tmp_path / "board")
     assert [p.name for p in paths] == list(FILES)
