@@ -13,18 +13,18 @@ reported on the Elo scale, ``Elo = 400 / ln 10 * theta``: a gap ``D`` means that
 with both, A finishes ahead of B with probability ``1 / (1 + 10 ** (-D / 400))``. Bots are
 identified by ``str(name)``, so any hashable names do; the output names are strings.
 
-Errors. The pairs of one game are not independent, and with duplicate deals neither are
-the games of one group: the covariance is the clustered sandwich ``C S C`` with ``C`` the
-Moore-Penrose pseudo-inverse of the negative Hessian (the inverse on the mean-zero
-subspace, which fixes the gauge) and ``S`` the sum over clusters of ``s_c s_c^T``, ``s_c``
-the sum of the score vectors (gradients of the log-likelihood) of the cluster's games at
-the estimate. A cluster is one game unless ``clusters`` gives each game's cluster label
-(e.g. its duplicate group). There is no small-sample factor ``G / (G - 1)``: the reference figures (from the
-published formulas of Ordo, BayesElo and fishtest; see tests/test_elo.py) are reproduced
-without it. Each row reports ``se``, ``ci95 = 1.96 * se`` (the half-width of the 95 % interval)
-and ``los_next``, the likelihood of superiority over the next bot in the ranking,
-``Phi(D / SE_D)`` with ``SE_D**2 = var_a + var_b - 2 cov_ab``. :func:`bootstrap_elo` gives
-seeded bootstrap errors over whole clusters as a cross-check.
+Errors. The pairs of one game are not independent, and with duplicate deals neither are the
+games of one group: the covariance is the clustered sandwich ``C S C`` with ``C`` the
+Moore-Penrose pseudo-inverse of the negative Hessian (the inverse on the mean-zero subspace,
+which fixes the gauge) and ``S`` the sum over clusters of ``s_c s_c^T``, ``s_c`` the sum of the
+score vectors (gradients of the log-likelihood) of the cluster's games at the estimate. A
+cluster is one game unless ``clusters`` gives each game's cluster label (e.g. its duplicate
+group). There is no small-sample factor ``G / (G - 1)``: the reference figures (from the
+published formulas of Ordo, BayesElo and fishtest; see tests/test_elo.py) are reproduced without
+it. Each row reports ``se``, ``ci95 = 1.96 * se`` (the half-width of the 95 % interval) and
+``los_next``, the likelihood of superiority over the next bot in the ranking, ``Phi(D / SE_D)``
+with ``SE_D**2 = var_a + var_b - 2 cov_ab``. :func:`bootstrap_elo` gives seeded bootstrap errors
+over whole clusters as a cross-check.
 
 Anchoring. By default ratings are centred on the pool mean. ``anchor=(name, elo)`` shifts them
 so that bot sits at ``elo``, and reports errors relative to it: its SE is 0, another bot's SE
@@ -43,13 +43,14 @@ Degenerate data, handled explicitly and never as NaN, infinity or an exception:
 * Within a component the maximum-likelihood estimate is finite exactly when the directed
   "finished ahead of" graph (a shared place links both ways) is strongly connected.
   Otherwise (a bot that never loses or never wins, or a group that always beats another)
-  that whole component is refitted with a symmetric prior, one virtual half-win each way
-  for every pair of bots that met, only to get finite numbers, and each of its bots is flagged: ``bound = "lower"`` for a group never
-  beaten from outside it (its maximum-likelihood Elo is +infinity, so the reported value is a
-  lower bound), ``"upper"`` for a group that never beat anyone outside it, and ``"open"`` for
-  a group in between (the estimate diverges on both sides; only its order is known). Their
-  errors come from the same sandwich at the prior-shrunk estimate, the prior's curvature
-  included in ``C``: finite, and as provisional as the values.
+  that whole component is refitted with a symmetric prior, one virtual half-win each way for
+  every pair of bots that met, only to get finite numbers, and each of its bots is flagged:
+  ``bound = "lower"`` for a group never beaten from outside it (its maximum-likelihood Elo
+  is +infinity, so the reported value is a lower bound), ``"upper"`` for a group that never
+  beat anyone outside it, and ``"open"`` for a group in between (the estimate diverges on
+  both sides; only its order is known). Their errors come from the same sandwich at the
+  prior-shrunk estimate, the prior's curvature included in ``C``: finite, and as provisional
+  as the values.
 
 >>> fit = fit_elo([["a", "b"], ["a", "b"], ["b", "a"]])
 >>> [(r.name, round(r.elo, 1), r.bound) for r in fit.rows]
@@ -97,8 +98,8 @@ _BOUND_NOTE = {
 
 class RatingError(ValueError):
     """The games cannot be rated (none, a game of fewer than two bots, a bot twice in one
-    game, a place that is not a positive integer, clusters not one per game), or a question about the fit has no answer (unknown bot, bots in
-    different components)."""
+    game, a place that is not a positive integer, clusters not one per game), or a question
+    about the fit has no answer (unknown bot, bots in different components)."""
 
 
 @dataclass(frozen=True)

@@ -24,12 +24,12 @@ the Elo and the standings come from ``seats`` and ``places``. ``metric``
 own measure with its 95 % interval (:mod:`leaderboards.metric`); it needs ``scores`` in
 every record. None (the default, and Polish Poker's) shows none.
 
-Settings. The game, ruleset or parameters and table size come from the records (the journal is the source
-of truth); anything else the caller passes in ``settings`` (time policy, seeds, number of
-runs). Records that differ in game, rules or table size are refused unless ``allow_mixed``:
-one Elo scale over different games would not mean one thing. A mixed setting is then the
-tuple of its distinct values. :func:`merge_settings` merges the settings of several runs
-under the same rule, the time policy included.
+Settings. The game, its ruleset or parameters and the table size come from the records (the
+journal is the source of truth); anything else the caller passes in ``settings`` (time policy,
+seeds, number of runs). Records that differ in game, rules or table size are refused unless
+``allow_mixed``: one Elo scale over different games would not mean one thing. A mixed setting is
+then the tuple of its distinct values. :func:`merge_settings` merges the settings of several
+runs under the same rule, the time policy included.
 
 Games, wins, mean place, score and faults are those of :func:`leaderboards.standings`;
 Elo, its interval and the likelihood of superiority those of :func:`leaderboards.fit_elo`.
