@@ -8,7 +8,11 @@ one that was killed leaves them, and the next run's referee removes them.
 
 cgroup v1 (a ``memory`` and a ``pids`` hierarchy, both writable):
 ``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes`` where swap is accounted)
-and ``pids.max``. cgroup v2: only where the referee's cgroup already delegates the
+and ``pids.max``; where the ``cpu`` hierarchy is writable too, the run's bots together
+get ``cpu.shares`` of RUN_CPU_SHARES, as much as any one process group (the referee's
+own, under the kernel's autogroups), so bots that keep every core busy (flooding, or
+just spinning in idle processes of the pool) cannot starve the referee: without it,
+each bot process tree weighs as much as the whole referee. cgroup v2: only where the referee's cgroup already delegates the
 ``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
 ``memory.max``, ``memory.swap.max`` and ``pids.max``.
 Anywhere else there is no cgroup, and memory is capped per process only (RLIMIT_AS).
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_TASKS = 1024  # tasks (processes and threads) of one bot's tree when --limit-procs 0
+RUN_CPU_SHARES = 1024  # the kernel's default weight of a cgroup, and of one autogroup
 
 
 class CgroupError(OSError):
@@ -38,12 +43,13 @@ class Support:
     the runs' cgroups (one per hierarchy: memory first), or none."""
 
     version: str  # "v1", "v2" or "" (none)
-    parents: tuple[Path, ...] = ()
+    parents: tuple[Path, ...] = ()  # v1: memory, pids, and cpu where it is writable
 
     def describe(self) -> str:
         if not self.version:
             return "per process only (no writable memory cgroup here)"
-        return f"whole process tree (cgroup {self.version})"
+        cpu = ", the bots' CPU weighed as one process" if len(self.parents) == 3 else ""
+        return f"whole process tree (cgroup {self.version}){cpu}"
 
 
 def _own_paths() -> dict[str, str]:
@@ -91,6 +97,9 @@ def detect() -> Support:
     if "memory" in mounts and "pids" in mounts and "memory" in own and "pids" in own:
         parents = tuple(mounts[c] / own[c].lstrip("/") for c in ("memory", "pids"))
         if all(_writable_dir(p) for p in parents):
+            if "cpu" in mounts and "cpu" in own:
+                cpu = mounts["cpu"] / own["cpu"].lstrip("/")
+                parents += (cpu,) if cpu not in parents and _writable_dir(cpu) else ()
             return Support("v1", parents)
     if "" in mounts and "" in own:
         parent = mounts[""] / own[""].lstrip("/")
@@ -213,6 +222,8 @@ class RunCgroups:
                 d.mkdir()
             if support.version == "v2":
                 _write(self.dirs[0] / "cgroup.subtree_control", "+memory +pids")
+            elif len(self.dirs) == 3:
+                _write(self.dirs[2] / "cpu.shares", str(RUN_CPU_SHARES))
         except OSError as exc:
             self._remove_dirs()
             raise CgroupError(f"cannot make cgroup {name}: {exc}") from None
@@ -234,7 +245,7 @@ class RunCgroups:
             for d in dirs:
                 d.mkdir()
             if self.support.version == "v1":
-                mem, pids = dirs
+                mem, pids = dirs[:2]
                 if memory_bytes:
                     _write(mem / "memory.limit_in_bytes", str(memory_bytes))
                     if (mem / "memory.memsw.limit_in_bytes").exists():

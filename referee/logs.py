@@ -5,7 +5,8 @@ megabytes never blocks on a full pipe and never slows the referee's event loop. 
 stream keeps its first ``cap_bytes`` bytes; the rest is read and dropped, and a last
 line says how much was dropped. Lines the referee writes into a log start with
 ``[referee]`` (``[referee: ...]`` for the cap), so they cannot be mistaken for the bot's:
-``mark`` notes where each game starts, just before the first thing the bot writes in it.
+``mark`` notes where each game starts, after everything the bot wrote before the mark and
+at the start of a line (a line the bot has not finished is never cut in two).
 A log that cannot be written (a full disk) is dropped too: the pump goes on draining
 every pipe, and says so once through ``warn``. (Only a log file that cannot even be
 opened for another reason than room is an error.)
@@ -14,8 +15,6 @@ opened for another reason than room is an error.)
 from __future__ import annotations
 
 import os
-import queue
-import select
 import selectors
 import threading
 from collections.abc import Callable
@@ -26,6 +25,9 @@ from typing import IO
 from referee.journal import STORAGE_ERRNOS
 
 CHUNK = 1 << 16
+# Reads ``mark`` makes at most to take what the pipe held (64 kB by default, and at most
+# 1 MB however the bot sizes it): the caller's thread never copies for long.
+MARK_READS = 16
 
 
 def game_marker(game: int, seat: int) -> str:
@@ -43,7 +45,8 @@ class LogStream:
     left: int
     dropped: int = 0
     done: threading.Event = field(default_factory=threading.Event)
-    mark: bytes = b""  # written before the next bytes the bot writes
+    mark: bytes = b""  # written before the next line the bot writes
+    mid_line: bool = False  # the bot's last byte copied was not a newline
 
 
 class LogPump:
@@ -64,8 +67,9 @@ class LogPump:
         self._warn = warn
         self._warned = False
         self._selector = selectors.DefaultSelector()
-        self._incoming: queue.SimpleQueue[LogStream | tuple[LogStream, str] | None] = \
-            queue.SimpleQueue()
+        # Held while copying: ``mark`` copies on the caller's thread, then sets the mark,
+        # so the mark falls exactly after what the bot wrote before the call.
+        self._lock = threading.Lock()
         self._wake_r, self._wake_w = os.pipe()
         self._selector.register(self._wake_r, selectors.EVENT_READ)
         self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
@@ -81,19 +85,23 @@ class LogPump:
             if exc.errno not in STORAGE_ERRNOS:
                 raise  # not for want of room: the run directory is not as we made it
             self._failed(stream, exc)
-        self._incoming.put(stream)
-        os.write(self._wake_w, b".")
+        os.set_blocking(pipe.fileno(), False)  # ``mark`` may have emptied a pipe seen ready
+        with self._lock:  # epoll takes a new descriptor while the pump waits
+            self._selector.register(pipe, selectors.EVENT_READ, stream)
         return stream
 
     def mark(self, stream: LogStream, line: str) -> None:
-        """Write ``line`` into the stream's file before the next bytes the bot writes
-        (what it wrote before this call comes first, as far as it is in the pipe)."""
-        self._incoming.put((stream, line))
-        os.write(self._wake_w, b".")
+        """Write ``line`` into the stream's file after what the bot wrote before this
+        call, before the next line it writes."""
+        with self._lock:
+            for _ in range(MARK_READS):
+                if stream.done.is_set() or not self._copy(stream):
+                    break
+            if not stream.done.is_set():
+                stream.mark = line.encode()
 
     def close(self) -> None:
         """Copy what is left in the pipes of processes that have exited, then stop."""
-        self._incoming.put(None)
         os.write(self._wake_w, b".")
         self._thread.join()
         os.close(self._wake_r)
@@ -104,49 +112,44 @@ class LogPump:
         stopping = False
         while True:
             ready = self._selector.select(timeout=0 if stopping else None)
-            if stopping and not any(key.data for key, _ in ready):
-                # Nothing left to read now. A pipe still open belongs to a process that
-                # is still running (the runner ends bots before the pump): do not wait.
-                for key in list(self._selector.get_map().values()):
-                    if key.data is not None:
-                        self._finish(key.data)
-                return
-            for key, _ in ready:
-                if key.data is None:
-                    os.read(self._wake_r, 4096)
-                    stopping |= self._take_new()
-                elif not key.data.done.is_set():  # a mark may have drained it to its end
-                    self._copy(key.data)
+            with self._lock:
+                if stopping and not any(key.data for key, _ in ready):
+                    # Nothing left to read now. A pipe still open belongs to a process
+                    # that is still running (the runner ends bots before the pump): do
+                    # not wait.
+                    for key in list(self._selector.get_map().values()):
+                        if key.data is not None:
+                            self._finish(key.data)
+                    return
+                for key, _ in ready:
+                    if key.data is None:
+                        os.read(self._wake_r, 4096)
+                        stopping = True
+                    elif not key.data.done.is_set():  # a mark may have drained it
+                        self._copy(key.data)
 
-    def _take_new(self) -> bool:
-        stop = False
-        while not self._incoming.empty():
-            item = self._incoming.get()
-            if item is None:
-                stop = True
-            elif isinstance(item, tuple):
-                stream, line = item
-                if not stream.done.is_set():
-                    # What is in the pipe now was written before the mark.
-                    while not stream.done.is_set() and \
-                            select.select([stream.pipe], [], [], 0)[0]:
-                        self._copy(stream)
-                    stream.mark = line.encode()
-            else:
-                self._selector.register(item.pipe, selectors.EVENT_READ, item)
-        return stop
-
-    def _copy(self, s: LogStream) -> None:
-        data = os.read(s.pipe.fileno(), CHUNK)
+    def _copy(self, s: LogStream) -> bool:
+        """Copy what the pipe holds, up to CHUNK; False if it held nothing."""
+        try:
+            data = os.read(s.pipe.fileno(), CHUNK)
+        except BlockingIOError:
+            return False
         if not data:
             self._finish(s)
-            return
+            return False
         keep = data[: s.left]
-        if keep and s.mark:  # the referee's line, not counted against the bot's cap
-            self._write(s, s.mark)
-            s.mark = b""
         s.left -= len(keep)
-        s.dropped += len(data) - self._write(s, keep)
+        written = 0
+        if keep and s.mark:  # the referee's line, not counted against the bot's cap
+            cut = keep.find(b"\n") + 1 if s.mid_line else 0
+            if cut or not s.mid_line:
+                written = self._write(s, keep[:cut])
+                self._write(s, s.mark)
+                s.mark, keep, s.mid_line = b"", keep[cut:], False
+        if keep:
+            s.mid_line = not keep.endswith(b"\n")
+        s.dropped += len(data) - written - self._write(s, keep)
+        return True
 
     def _write(self, s: LogStream, data: bytes) -> int:
         """Write ``data`` to the stream's file; the bytes written."""
