@@ -92,7 +92,7 @@ class ConnectionGuard:
         # reports a full pipe cannot take, and one lost report would be a connection
         # never judged (or one never let go); no high-water mark, no loss.
         address = f"inproc://referee-connection-guard-{id(self)}"
-        router.monitor(address, _ACCEPTED | _DISCONNECTED)
+        router.monitor(address, _ACCEPTED | _DISCONNECTED | _STOPPED)
         monitor = router.context.socket(zmq.PAIR)
         monitor.rcvhwm = 0
         monitor.connect(address)
