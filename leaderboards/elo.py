@@ -1,23 +1,30 @@
-"""Bradley-Terry ratings on the Elo scale from finishing orders, with game-clustered errors.
+"""Bradley-Terry ratings on the Elo scale from game results, with clustered errors.
 
-Model. Every game (a finishing order, best first, of two or more bots) is split into its
-"A finished ahead of B" pairs; ``theta`` maximises the Bradley-Terry log-likelihood
-``sum over pairs of log sigmoid(theta_A - theta_B)`` (Newton's method, with a backtracking
-line search because the first steps from zero can overshoot on lopsided data). Ratings are
+Model. A game is a finishing order of two or more bots (a sequence, best first) or, when
+places can be shared, a mapping from bot to place (1 = best; ``{"a": 1, "b": 1, "c": 3}``:
+a and b tie for first). Every game is split into its pairs of bots: "A finished ahead of
+B" counts as a win for A, a shared place as half a win each way (the usual treatment of a
+draw in Bradley-Terry, as in BayesElo's and Ordo's draw-as-half-point default). ``theta``
+maximises the log-likelihood ``sum over pairs of r log sigmoid(theta_A - theta_B) +
+(1 - r) log sigmoid(theta_B - theta_A)``, ``r`` = 1 or 1/2 (Newton's method, with a
+backtracking line search because the first steps from zero can overshoot on lopsided
+data). Ratings are
 reported on the Elo scale, ``Elo = 400 / ln 10 * theta``: a gap ``D`` means that in a game
 with both, A finishes ahead of B with probability ``1 / (1 + 10 ** (-D / 400))``. Bots are
 identified by ``str(name)``, so any hashable names do; the output names are strings.
 
-Errors. The pairs of one game are not independent, the games are: the covariance is the
-game-clustered sandwich ``C S C`` with ``C`` the Moore-Penrose pseudo-inverse of the negative
-Hessian (the inverse on the mean-zero subspace, which fixes the gauge) and ``S`` the sum over
-games of ``s_g s_g^T``, ``s_g`` a game's score vector (the gradient of its log-likelihood) at
-the estimate. There is no small-sample factor ``G / (G - 1)``: the reference figures (from the
-published formulas of Ordo, BayesElo and fishtest; see tests/test_elo.py) are reproduced
-without it. Each row reports ``se``, ``ci95 = 1.96 * se`` (the half-width of the 95 % interval)
-and ``los_next``, the likelihood of superiority over the next bot in the ranking,
-``Phi(D / SE_D)`` with ``SE_D**2 = var_a + var_b - 2 cov_ab``. :func:`bootstrap_elo` gives
-seeded bootstrap errors over whole games as a cross-check.
+Errors. The pairs of one game are not independent, and with duplicate deals neither are the
+games of one group: the covariance is the clustered sandwich ``C S C`` with ``C`` the
+Moore-Penrose pseudo-inverse of the negative Hessian (the inverse on the mean-zero subspace,
+which fixes the gauge) and ``S`` the sum over clusters of ``s_c s_c^T``, ``s_c`` the sum of the
+score vectors (gradients of the log-likelihood) of the cluster's games at the estimate. A
+cluster is one game unless ``clusters`` gives each game's cluster label (e.g. its duplicate
+group). There is no small-sample factor ``G / (G - 1)``: the reference figures (from the
+published formulas of Ordo, BayesElo and fishtest; see tests/test_elo.py) are reproduced without
+it. Each row reports ``se``, ``ci95 = 1.96 * se`` (the half-width of the 95 % interval) and
+``los_next``, the likelihood of superiority over the next bot in the ranking, ``Phi(D / SE_D)``
+with ``SE_D**2 = var_a + var_b - 2 cov_ab``. :func:`bootstrap_elo` gives seeded bootstrap errors
+over whole clusters as a cross-check.
 
 Anchoring. By default ratings are centred on the pool mean. ``anchor=(name, elo)`` shifts them
 so that bot sits at ``elo``, and reports errors relative to it: its SE is 0, another bot's SE
@@ -34,15 +41,16 @@ Degenerate data, handled explicitly and never as NaN, infinity or an exception:
   refuses such a pair. With an anchor, every component gets the same shift, and SEs outside
   the anchor's component are ``sqrt(var_i + var_a)``: finite, but flagged by the note.
 * Within a component the maximum-likelihood estimate is finite exactly when the directed
-  "finished ahead of" graph is strongly connected. Otherwise (a bot that never loses or never
-  wins, or a group that always beats another) that whole component is refitted with a
-  symmetric prior, one virtual half-win each way for every pair of bots that met, only to get
-  finite numbers, and each of its bots is flagged: ``bound = "lower"`` for a group never
-  beaten from outside it (its maximum-likelihood Elo is +infinity, so the reported value is a
-  lower bound), ``"upper"`` for a group that never beat anyone outside it, and ``"open"`` for
-  a group in between (the estimate diverges on both sides; only its order is known). Their
-  errors come from the same sandwich at the prior-shrunk estimate, the prior's curvature
-  included in ``C``: finite, and as provisional as the values.
+  "finished ahead of" graph (a shared place links both ways) is strongly connected.
+  Otherwise (a bot that never loses or never wins, or a group that always beats another)
+  that whole component is refitted with a symmetric prior, one virtual half-win each way for
+  every pair of bots that met, only to get finite numbers, and each of its bots is flagged:
+  ``bound = "lower"`` for a group never beaten from outside it (its maximum-likelihood Elo
+  is +infinity, so the reported value is a lower bound), ``"upper"`` for a group that never
+  beat anyone outside it, and ``"open"`` for a group in between (the estimate diverges on
+  both sides; only its order is known). Their errors come from the same sandwich at the
+  prior-shrunk estimate, the prior's curvature included in ``C``: finite, and as provisional
+  as the values.
 
 >>> fit = fit_elo([["a", "b"], ["a", "b"], ["b", "a"]])
 >>> [(r.name, round(r.elo, 1), r.bound) for r in fit.rows]
@@ -51,12 +59,15 @@ Degenerate data, handled explicitly and never as NaN, infinity or an exception:
 True
 >>> fit_elo([["a", "b"], ["a", "b"]]).ratings["a"].bound
 'lower'
+>>> tied = fit_elo([{"a": 1, "b": 2}, {"a": 1, "b": 1}])  # a scores 1.5 of 2
+>>> round(tied.rows[0].elo - tied.rows[1].elo, 2) == round(400 * math.log10(3), 2)
+True
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
@@ -66,6 +77,8 @@ import numpy as np
 ELO_PER_NAT = 400 / math.log(10)
 Z95 = 1.96
 Bound = Literal["lower", "upper", "open"]
+# A game: a finishing order (best first), or each bot's place (1 = best, shared on a tie).
+GameResult = Sequence[Hashable] | Mapping[Hashable, int]
 
 _MAX_NEWTON = 200
 _STEP_TOL = 1e-12
@@ -84,9 +97,9 @@ _BOUND_NOTE = {
 
 
 class RatingError(ValueError):
-    """The finishing orders cannot be rated (none, a game of fewer than two bots, a bot
-    twice in one game), or a question about the fit has no answer (unknown bot, bots in
-    different components)."""
+    """The games cannot be rated (none, a game of fewer than two bots, a bot twice in one
+    game, a place that is not a positive integer, clusters not one per game), or a question
+    about the fit has no answer (unknown bot, bots in different components)."""
 
 
 @dataclass(frozen=True)
@@ -141,14 +154,18 @@ class EloFit:
         return next(k for k, comp in enumerate(self.components) if name in comp)
 
 
-def fit_elo(orders: Sequence[Sequence[Hashable]],
-            anchor: tuple[Hashable, float] | None = None) -> EloFit:
-    """Fit Bradley-Terry Elo ratings to finishing orders (each a list of bots, best first)."""
-    names, games = _index_games(orders)
+def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None = None,
+            clusters: Sequence[Hashable] | None = None) -> EloFit:
+    """Fit Bradley-Terry Elo ratings to games (each a finishing order, best first, or a
+    mapping from bot to place); ``clusters``: each game's cluster label for the errors
+    (default: every game its own cluster)."""
+    names, players, places = _index_games(games)
     n = len(names)
-    gid, winner, loser = _pairs(games)
-    wins = np.zeros((n, n))
-    np.add.at(wins, (winner, loser), 1.0)
+    cluster = _cluster_index(clusters, len(players))
+    gid, first, second, result = _pairs(players, places)
+    wins = np.zeros((n, n))  # wins[i, j]: how often i finished ahead of j (a tie: 1/2)
+    np.add.at(wins, (first, second), result)
+    np.add.at(wins, (second, first), 1.0 - result)
     comps, bounds = _structure(wins)
 
     theta = np.zeros(n)
@@ -160,10 +177,11 @@ def fit_elo(orders: Sequence[Sequence[Hashable]],
         theta[comp] = _newton(sub)
         cinv[np.ix_(comp, comp)] = np.linalg.pinv(_neg_hessian(sub, theta[comp]))
 
-    scores = np.zeros((len(games), n))
-    q = _sigmoid(theta[loser] - theta[winner])  # 1 - p(winner ahead of loser)
-    np.add.at(scores, (gid, winner), q)
-    np.add.at(scores, (gid, loser), -q)
+    scores = np.zeros((int(cluster.max()) + 1, n))
+    # d/d theta_first of the pair's log-likelihood: its result less its expected result.
+    resid = result - _sigmoid(theta[first] - theta[second])
+    np.add.at(scores, (cluster[gid], first), resid)
+    np.add.at(scores, (cluster[gid], second), -resid)
     cov = cinv @ (scores.T @ scores) @ cinv * ELO_PER_NAT**2
     elo = theta * ELO_PER_NAT
 
@@ -178,7 +196,7 @@ def fit_elo(orders: Sequence[Sequence[Hashable]],
         cov = shift @ cov @ shift.T
         anchored = (names[a], float(anchor[1]))
 
-    counts = np.bincount(np.concatenate(games), minlength=n)
+    counts = np.bincount(np.concatenate(players), minlength=n)
     comp_of = np.empty(n, dtype=int)
     for k, comp in enumerate(comps):
         comp_of[comp] = k
@@ -196,21 +214,25 @@ def fit_elo(orders: Sequence[Sequence[Hashable]],
             los = _los(elo[i] - elo[nxt], cov[r, r] + cov[r + 1, r + 1] - 2 * cov[r, r + 1])
         ratings[names[i]] = BotRating(names[i], float(elo[i]), se, Z95 * se, int(counts[i]),
                                       bounds[i], los, notes[i])
-    return EloFit(tuple(names[i] for i in rank), ratings, cov, len(games),
+    return EloFit(tuple(names[i] for i in rank), ratings, cov, len(players),
                   tuple(tuple(names[i] for i in comp) for comp in comps), anchored)
 
 
-def bootstrap_elo(orders: Sequence[Sequence[Hashable]], n: int = 200,
-                  seed: int = 0) -> dict[str, float]:
+def bootstrap_elo(games: Sequence[GameResult], n: int = 200, seed: int = 0,
+                  clusters: Sequence[Hashable] | None = None) -> dict[str, float]:
     """Bootstrap standard errors of the mean-centred Elos: refit ``n`` resamples of whole
-    games (drawn with replacement, seeded). Resamples that miss a bot are skipped, since
-    centring on a different pool would shift everyone; the others count even when they need
-    the half-win prior, so these errors are finite whenever two resamples are usable."""
-    names, games = _index_games(orders)
+    clusters (``clusters`` as in :func:`fit_elo`; default every game its own), drawn with
+    replacement, seeded. Resamples that miss a bot are skipped, since centring on a
+    different pool would shift everyone; the others count even when they need the half-win
+    prior, so these errors are finite whenever two resamples are usable."""
+    names, players, _ = _index_games(games)
+    cluster = _cluster_index(clusters, len(players))
+    members = [np.flatnonzero(cluster == c) for c in range(int(cluster.max()) + 1)]
     rng = np.random.default_rng(seed)
     draws = []
     for _ in range(n):
-        sample = [orders[g] for g in rng.integers(0, len(games), len(games))]
+        sample = [games[g] for c in rng.integers(0, len(members), len(members))
+                  for g in members[c]]
         fit = fit_elo(sample)
         if len(fit.names) == len(names):
             draws.append([fit.ratings[name].elo for name in names])
@@ -223,31 +245,57 @@ def bootstrap_elo(orders: Sequence[Sequence[Hashable]], n: int = 200,
 # --------------------------------------------------------------------------- internals
 
 
-def _index_games(orders: Sequence[Sequence[Hashable]]) -> tuple[list[str], list[np.ndarray]]:
-    """Bot names in order of first appearance, and each game as an array of bot indices."""
+def _index_games(games: Sequence[GameResult]
+                 ) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
+    """Bot names in order of first appearance, and per game the array of its bots'
+    indices and the array of their places."""
     index: dict[str, int] = {}
-    games = []
-    for g, order in enumerate(orders):
-        labels = [str(bot) for bot in order]
+    players, places = [], []
+    for g, game in enumerate(games):
+        if isinstance(game, Mapping):
+            labels, ranks = [str(bot) for bot in game], list(game.values())
+            if not all(isinstance(r, int) and not isinstance(r, bool) and r >= 1
+                       for r in ranks):
+                raise RatingError(f"game {g} has a place that is not a positive integer: "
+                                  f"{ranks}")
+        else:
+            labels, ranks = [str(bot) for bot in game], list(range(1, len(game) + 1))
         if len(labels) < 2:
             raise RatingError(f"game {g} has {len(labels)} player(s); need at least 2")
         if len(set(labels)) < len(labels):
             raise RatingError(f"game {g} lists a bot twice: {labels}")
-        games.append(np.array([index.setdefault(b, len(index)) for b in labels]))
-    if not games:
+        players.append(np.array([index.setdefault(b, len(index)) for b in labels]))
+        places.append(np.array(ranks))
+    if not players:
         raise RatingError("no games to rate")
-    return list(index), games
+    return list(index), players, places
 
 
-def _pairs(games: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every game's "A ahead of B" pairs as (game index, A, B) arrays."""
-    gid, winner, loser = [], [], []
-    for g, order in enumerate(games):
-        ahead, behind = np.triu_indices(len(order), 1)
-        gid.append(np.full(len(ahead), g))
-        winner.append(order[ahead])
-        loser.append(order[behind])
-    return np.concatenate(gid), np.concatenate(winner), np.concatenate(loser)
+def _cluster_index(clusters: Sequence[Hashable] | None, games: int) -> np.ndarray:
+    """Each game's cluster as 0, 1, ... in order of first appearance."""
+    if clusters is None:
+        return np.arange(games)
+    if len(clusters) != games:
+        raise RatingError(f"{len(clusters)} cluster labels for {games} games")
+    index: dict[Hashable, int] = {}
+    return np.array([index.setdefault(c, len(index)) for c in clusters], dtype=int)
+
+
+def _pairs(players: list[np.ndarray], places: list[np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Every pair of bots in every game as (game index, first, second, first's result)
+    arrays: the result is 1 when ``first`` finished ahead, 1/2 on a shared place."""
+    gid, first, second, result = [], [], [], []
+    for g, (bots, rank) in enumerate(zip(players, places, strict=True)):
+        i, j = np.triu_indices(len(bots), 1)
+        behind = rank[i] > rank[j]  # put the bot ahead first
+        i, j = np.where(behind, j, i), np.where(behind, i, j)
+        gid.append(np.full(len(i), g))
+        first.append(bots[i])
+        second.append(bots[j])
+        result.append(np.where(rank[i] == rank[j], 0.5, 1.0))
+    return (np.concatenate(gid), np.concatenate(first), np.concatenate(second),
+            np.concatenate(result))
 
 
 def _closure(adj: np.ndarray) -> np.ndarray:

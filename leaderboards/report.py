@@ -1,5 +1,6 @@
 """The leaderboard of a set of journal records: Elo ratings with their 95 % intervals next to
-the plain standings, a head-to-head table, and the settings they describe.
+the plain standings, the game's own metric (optional), a head-to-head table, and the
+settings they describe.
 
 A report is a function of the *set* of records: they are put in a canonical order (by their
 canonical JSON) before anything is computed, so merging the same runs in any order gives the
@@ -11,14 +12,24 @@ no spaces, ASCII) of the list of records in that order::
     sha256(json.dumps(sorted_results, sort_keys=True, separators=(",", ":")).encode())
 
 Duplicate deals: only complete groups count (:func:`complete_groups`); ``n_left_out``
-says how many records of incomplete groups were left out.
+says how many records of incomplete groups were left out. The games of a group replay one
+deal and are not independent: the Elo errors and the metric's interval are clustered by
+group (:func:`cluster_keys`).
 
-Settings. The game, ruleset and table size come from the records (the journal is the source
-of truth); anything else the caller passes in ``settings`` (time policy, seeds, number of
-runs). Records that differ in game, rules or table size are refused unless ``allow_mixed``:
-one Elo scale over different games would not mean one thing. A mixed setting is then the
-tuple of its distinct values. :func:`merge_settings` merges the settings of several runs
-under the same rule, the time policy included.
+Records. ``schema_version`` 1 (Polish Poker: strict ``places`` and ``order``, ``rules``)
+and 2 (any game: ``places`` may be shared, ``[1, 1, 3]``; ``scores`` per seat or null;
+``units``, the game's hands or rounds; ``order`` and ``rules`` optional) are read alike:
+the Elo and the standings come from ``seats`` and ``places``. ``metric``
+(``referee.games.api.Metric``, e.g. ``game.metric``) adds each bot's value of the game's
+own measure with its 95 % interval (:mod:`leaderboards.metric`); it needs ``scores`` in
+every record. None (the default, and Polish Poker's) shows none.
+
+Settings. The game, its ruleset or parameters and the table size come from the records (the
+journal is the source of truth); anything else the caller passes in ``settings`` (time policy,
+seeds, number of runs). Records that differ in game, rules or table size are refused unless
+``allow_mixed``: one Elo scale over different games would not mean one thing. A mixed setting is
+then the tuple of its distinct values. :func:`merge_settings` merges the settings of several
+runs under the same rule, the time policy included.
 
 Games, wins, mean place, score and faults are those of :func:`leaderboards.standings`;
 Elo, its interval and the likelihood of superiority those of :func:`leaderboards.fit_elo`.
@@ -38,22 +49,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Collection, Iterable, Mapping, Sequence
+import math
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leaderboards.elo import Bound, EloFit, RatingError, fit_elo
+from leaderboards.metric import MetricError, MetricEstimate, metric_by_bot
 from leaderboards.standings import Standing, standings
 
-RECORD_SCHEMA_VERSION = 1
-# Settings read from the records: settings key -> journal field.
-RECORD_SETTINGS = {"game": "game_type", "rules": "rules", "players": "players"}
+if TYPE_CHECKING:  # the type only: leaderboards know nothing of games at run time
+    from referee.games.api import Metric
+
+RECORD_SCHEMA_VERSIONS = (1, 2)
+# Settings read from the records (those that any record has): settings key -> journal field.
+RECORD_SETTINGS = {"game": "game_type", "rules": "rules", "params": "params",
+                   "players": "players"}
 # Settings that merged runs must share unless mixing is allowed: they change the game itself.
-RUN_SETTINGS = ("game", "rules", "players", "move_ms", "bank_ms", "max_faults")
+RUN_SETTINGS = ("game", "rules", "params", "players", "move_ms", "bank_ms", "max_faults")
 # Fields that differ between two plays of the same game: left out of the canonical form.
 VOLATILE_FIELDS = ("timing", "started_at", "duration_s")
-_REQUIRED_FIELDS = ("schema_version", "game_type", "rules", "players", "seats", "order",
-                    "places", "faults")
+_REQUIRED_FIELDS = ("schema_version", "game_type", "players", "seats", "places", "faults")
 
 
 class ReportError(ValueError):
@@ -66,9 +82,11 @@ class ReportError(ValueError):
 @dataclass(frozen=True)
 class ReportRow:
     """One bot. ``rank``, ``elo``, ``ci95``, ``se`` and ``los_next`` are None for a bot
-    with no game; so are ``score`` and ``mean_place``. ``score`` is the share of opponents
-    finished ahead of (0..1), ``faults`` counts by label, and ``bound``/``note`` are the
-    fit's flags for degenerate data (see :mod:`leaderboards.elo`)."""
+    with no game; so are ``score``, ``mean_place`` and ``metric``. ``score`` is the share
+    of opponents finished ahead of (0..1, a shared place half), ``wins`` first places held
+    alone and ``shared_wins`` shared ones, ``faults`` counts by label, ``bound``/``note``
+    are the fit's flags for degenerate data (see :mod:`leaderboards.elo`), and ``metric``
+    the game's own measure when the report has one."""
 
     rank: int | None
     bot: str
@@ -83,12 +101,15 @@ class ReportRow:
     faults: dict[str, int]
     bound: Bound | None = None
     note: str | None = None
+    shared_wins: int = 0
+    metric: MetricEstimate | None = None
 
 
 @dataclass(frozen=True)
 class HeadToHead:
     """``matrix[i][j] = (games together, games in which names[i] finished ahead of
-    names[j])``; the diagonal is (0, 0). Names in the report's row order."""
+    names[j])``; the diagonal is (0, 0). Names in the report's row order. The games they
+    shared a place are ``together - ahead[i][j] - ahead[j][i]``."""
 
     names: tuple[str, ...]
     matrix: tuple[tuple[tuple[int, int], ...], ...]
@@ -98,7 +119,8 @@ class HeadToHead:
 class Report:
     """A leaderboard: ``rows`` best first (unrated bots last), the ``fit`` they come from,
     the ``settings`` they describe (including ``anchor``: ``(bot, elo)`` or None for the
-    pool mean), and ``inputs_hash`` and ``n_games`` of the records used."""
+    pool mean), ``inputs_hash`` and ``n_games`` of the records used, and the ``metric``
+    shown beside the Elo (None: none)."""
 
     settings: dict[str, Any]
     rows: tuple[ReportRow, ...]
@@ -107,11 +129,13 @@ class Report:
     inputs_hash: str
     n_games: int
     n_left_out: int = 0  # records of incomplete duplicate groups
+    metric: Metric | None = None
 
 
 def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, Any],
                  anchor: tuple[str, float] | None = None, bots: Iterable[str] = (),
-                 allow_mixed: bool | Collection[str] = False) -> Report:
+                 allow_mixed: bool | Collection[str] = False,
+                 metric: Metric | None = None) -> Report:
     """The report of journal records (``games.jsonl`` lines, of one run or several).
 
     ``settings``: what the records do not say (``move_ms``, ``bank_ms``, ``runs``, ...);
@@ -120,7 +144,8 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
     names listed even if they played no game (as unrated rows, in this order, last).
     ``allow_mixed``: rate records of different games, rules or table sizes together (True),
     or differing only in the settings named (e.g. ``("players",)`` for a tournament whose
-    tables differ in size)."""
+    tables differ in size). ``metric``: the game's own measure to show beside the Elo
+    (``game.metric``), or None for none."""
     listed = tuple(bots)
     for i, rec in enumerate(records):
         _check_record(i, rec)
@@ -135,8 +160,9 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
                               "was a run given twice?")
     recs = [rec for _, rec in keyed]
 
-    from_records = {key: _distinct([rec[field] for rec in recs])
-                    for key, field in RECORD_SETTINGS.items()}
+    from_records = {key: _distinct([rec.get(field) for rec in recs])
+                    for key, field in RECORD_SETTINGS.items()
+                    if any(field in rec for rec in recs)}
     mixed = {k: v for k, v in from_records.items() if isinstance(v, tuple)
              and not (allow_mixed is True or (allow_mixed and k in allow_mixed))}
     if mixed:
@@ -147,21 +173,25 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
             raise ReportError(f"settings say {key} {settings[key]!r} but the records "
                               f"have {value!r}")
 
+    placings = [dict(zip(rec["seats"], rec["places"], strict=True)) for rec in recs]
+    clusters = cluster_keys(recs)
     try:
-        fit = fit_elo([rec["order"] for rec in recs], anchor)
-    except RatingError as exc:
+        fit = fit_elo(placings, anchor, clusters)
+        measured = {} if metric is None else metric_by_bot(recs, clusters, metric)
+    except (RatingError, MetricError) as exc:
         raise ReportError(str(exc)) from exc
 
     table = {s.bot: s for s in standings(recs, listed)}
-    rows = [_rated_row(rank, fit, table[name]) for rank, name in enumerate(fit.names, 1)]
+    rows = [_rated_row(rank, fit, table[name], measured.get(name))
+            for rank, name in enumerate(fit.names, 1)]
     rows += [ReportRow(rank=None, bot=name, elo=None, ci95=None, se=None, games=0, score=None,
                        mean_place=None, wins=0, los_next=None, faults=table[name].faults)
              for name in dict.fromkeys(listed) if name not in fit.ratings]
     names = tuple(r.bot for r in rows)
     return Report({**settings, **from_records, "anchor": fit.anchor}, tuple(rows), fit,
-                  _head_to_head([rec["order"] for rec in recs], names),
+                  _head_to_head(placings, names),
                   hashlib.sha256(f"[{','.join(k for k, _ in keyed)}]".encode()).hexdigest(),
-                  len(recs), len(records) - len(recs))
+                  len(recs), len(records) - len(recs), metric)
 
 
 def complete_groups(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
@@ -186,9 +216,20 @@ def complete_groups(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, A
         if "group_size" not in rec:
             raise ReportError(f"the record of game {rec.get('game')} has a group but no "
                               "group_size")
-        games.setdefault((rec["group"], rec.get("seed")), set()).add(rec.get("game"))
+        games.setdefault(_group_key(rec), set()).add(rec.get("game"))
     return [rec for rec in recs if rec.get("group") is None
-            or len(games[(rec["group"], rec.get("seed"))]) >= rec["group_size"]]
+            or len(games[_group_key(rec)]) >= rec["group_size"]]
+
+
+def cluster_keys(records: Sequence[Mapping[str, Any]]) -> list[Hashable]:
+    """Each record's cluster for errors and intervals: its duplicate group (group and
+    seed, as in :func:`complete_groups`), or the record alone if it has no group.
+
+    >>> cluster_keys([{"group": 0, "seed": 5}, {"game": 7}, {"group": 0, "seed": 5}])
+    [('group', 0, 5), ('record', 1), ('group', 0, 5)]
+    """
+    return [("group", *_group_key(rec)) if rec.get("group") is not None else ("record", i)
+            for i, rec in enumerate(records)]
 
 
 def merge_settings(per_run: Sequence[Mapping[str, Any]],
@@ -214,16 +255,31 @@ def _check_record(index: int, rec: Mapping[str, Any]) -> None:
     missing = [f for f in _REQUIRED_FIELDS if f not in rec]
     if missing:
         raise ReportError(f"record {index} is not a journal record: no {', '.join(missing)}")
-    if rec["schema_version"] != RECORD_SCHEMA_VERSION:
+    if rec["schema_version"] not in RECORD_SCHEMA_VERSIONS:
         raise ReportError(f"record {index} has schema_version {rec['schema_version']}; "
-                          f"this reads {RECORD_SCHEMA_VERSION}")
-    # The fit reads `order`, the standings read `players`, `seats` and `places`: they must
-    # tell one story, or the columns of a row would contradict each other.
-    seats, places = rec["seats"], rec["places"]
-    by_place = [bot for _, bot in sorted(zip(places, seats, strict=False))]
-    if not len(seats) == len(places) == rec["players"] or by_place != list(rec["order"]):
-        raise ReportError(f"record {index} (game {rec.get('game')}): players {rec['players']}, "
-                          f"seats {seats}, places {places} and order {rec['order']} disagree")
+                          f"this reads {', '.join(map(str, RECORD_SCHEMA_VERSIONS))}")
+    # Every column comes from `seats` and `places`; `players`, `order`, `scores` and
+    # `units` must tell the same story, or the columns of a row would contradict each other.
+    where = f"record {index} (game {rec.get('game')})"
+    seats, places, n = rec["seats"], rec["places"], rec["players"]
+    if not (len(seats) == len(places) == n
+            and all(type(p) is int and 1 <= p <= n for p in places)):
+        raise ReportError(f"{where}: players {n}, seats {seats} and places {places} disagree")
+    order = rec.get("order")
+    if order is not None:
+        place_of = dict(zip(seats, places, strict=True))
+        ranked = [place_of.get(bot, 0) for bot in order]
+        if sorted(order) != sorted(seats) or ranked != sorted(ranked):
+            raise ReportError(f"{where}: seats {seats}, places {places} and order {order} "
+                              "disagree")
+    scores = rec.get("scores")
+    if scores is not None and not (
+            len(scores) == n and all(type(x) in (int, float) and math.isfinite(x)
+                                     for x in scores)):
+        raise ReportError(f"{where}: scores {scores} are not one number per seat")
+    units = rec.get("units", 1)
+    if type(units) is not int or units < 1:
+        raise ReportError(f"{where}: units {units!r} is not a positive integer")
 
 
 def _result(rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -252,22 +308,28 @@ def _describe(mixed: Mapping[str, tuple[Any, ...]]) -> str:
     return "; ".join(f"{key} ({', '.join(map(str, values))})" for key, values in mixed.items())
 
 
-def _rated_row(rank: int, fit: EloFit, s: Standing) -> ReportRow:
+def _group_key(rec: Mapping[str, Any]) -> tuple[Any, Any]:
+    return rec["group"], rec.get("seed")
+
+
+def _rated_row(rank: int, fit: EloFit, s: Standing,
+               measured: MetricEstimate | None) -> ReportRow:
     r = fit.ratings[s.bot]
     return ReportRow(rank, s.bot, r.elo, r.ci95, r.se, s.games, s.score, s.mean_place, s.wins,
-                     r.los_next, s.faults, r.bound, r.note)
+                     r.los_next, s.faults, r.bound, r.note, s.shared_wins, measured)
 
 
-def _head_to_head(orders: list[Sequence[str]], names: tuple[str, ...]) -> HeadToHead:
+def _head_to_head(placings: list[dict[str, int]], names: tuple[str, ...]) -> HeadToHead:
     index = {name: i for i, name in enumerate(names)}
     together = [[0] * len(names) for _ in names]
     ahead = [[0] * len(names) for _ in names]
-    for order in orders:
-        seats = [index[bot] for bot in order]
-        for k, i in enumerate(seats):
-            for j in seats[k + 1:]:
+    for placing in placings:
+        seats = [(index[bot], place) for bot, place in placing.items()]
+        for k, (i, pi) in enumerate(seats):
+            for j, pj in seats[k + 1:]:
                 together[i][j] += 1
                 together[j][i] += 1
-                ahead[i][j] += 1
+                ahead[i][j] += pi < pj
+                ahead[j][i] += pj < pi
     return HeadToHead(names, tuple(tuple(zip(t, a, strict=True))
                                    for t, a in zip(together, ahead, strict=True)))

@@ -6,14 +6,24 @@ Elo is logistic throughout: ``s(elo) = 1 / (1 + 10 ** (-elo / 400))`` is the exp
 * :func:`sprt_llr`: Wald's binary test on wins and losses,
   ``LLR = W ln(s1 / s0) + L ln((1 - s1) / (1 - s0))``.
 * :func:`gsprt_llr`: the generalised SPRT on scores taking a finite set of values in [0, 1]
-  (here the score of a game pair, the same deal played twice with seats swapped: 0, 1/2 or 1
-  from the candidate's view), by fishtest's method (``LLRcalc.MLE_expected``): under each
+  (here the score of a game pair, the same deal played twice with seats swapped, from the
+  candidate's view: see "Draws" below), by fishtest's method (``LLRcalc.MLE_expected``): under each
   hypothesis the score distribution is the maximum-likelihood one whose mean is ``s0`` resp.
   ``s1``, ``p_i = p^_i / (1 + lam (x_i - s))`` with the Lagrange multiplier ``lam`` found by
   bisection, and ``LLR = sum_i n_i ln(p1_i / p0_i)``. On binary scores it equals
   :func:`sprt_llr`.
 * :func:`sprt_bounds`: Wald's stopping bounds ``(ln(beta / (1 - alpha)), ln((1 - beta) / alpha))``.
 * :class:`Sprt`: the immutable state of one test, fed per-pair scores.
+* :func:`game_score`: the candidate's score in one game from the journal's places.
+
+Draws. A game scores 1 for the candidate when it finishes ahead of the baseline, 1/2 when
+they share a place (a draw), 0 otherwise; a pair scores the mean of its two games: 0, 1/4,
+1/2, 3/4 or 1 (``PAIR_SCORES``). The test is the pentanomial GSPRT over pairs, as
+fastchess and fishtest run it on paired openings: the two games of a pair replay one deal
+and are correlated, so the pair, not the game, is the independent trial, and a trinomial
+test over single games would misjudge the variance. For a game without draws (Polish
+Poker) the inner values 1/4 and 3/4 never occur, and the test is the trinomial one over
+pairs it always was, with the same LLR.
 
 Degenerate counts. No scores: the LLR is 0.0. Scores on one side of ``s`` only (say every
 pair won): fishtest pads empty outcomes with a small pseudo-count; instead, since a score of
@@ -51,6 +61,8 @@ from numpy.typing import ArrayLike
 ELO_PER_NAT = 400 / math.log(10)
 Z95 = 1.96
 Status = Literal["H0", "H1", "continue"]
+# The scores of a pair of games (two losses, a loss and a draw, ..., two wins).
+PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 # The multiplier's bracket is 1 / (s (1 - s)) wide, under 1e5 for |elo| < 2000: 80
 # halvings take it below 1e-19, far finer than the LLR needs.
@@ -65,6 +77,23 @@ class SprtError(ValueError):
 def expected_score(elo: float) -> float:
     """The logistic expected score of an Elo advantage."""
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def game_score(seats: Sequence[str], places: Sequence[int], candidate: str,
+               baseline: str) -> float:
+    """The candidate's score against the baseline in one game: 1 ahead, 1/2 on a shared
+    place, 0 behind (``seats`` and ``places`` as in the journal, 1 = best).
+
+    >>> game_score(["b", "c"], [1, 2], "c", "b"), game_score(["b", "c"], [1, 1], "c", "b")
+    (0.0, 0.5)
+    """
+    place = dict(zip(seats, places, strict=True))
+    try:
+        mine, theirs = place[candidate], place[baseline]
+    except KeyError as exc:
+        raise SprtError(f"{exc.args[0]!r} did not play this game: seats {list(seats)}") \
+            from None
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
 def sprt_llr(wins: int, losses: int, elo0: float, elo1: float) -> float:
@@ -175,6 +204,11 @@ class Sprt:
     @property
     def pairs(self) -> int:
         return sum(self.counts.values())
+
+    @property
+    def pentanomial(self) -> tuple[int, ...]:
+        """How many pairs scored each of ``PAIR_SCORES`` (other scores are not counted)."""
+        return tuple(self.counts.get(v, 0) for v in PAIR_SCORES)
 
     @property
     def llr(self) -> float:

@@ -7,6 +7,13 @@ the HTML is self-contained, with inline CSS and an inline SVG chart of the Elo i
 and fetches nothing and runs no script). The table cells are formatted in one place,
 :func:`table_cells`, for the CSV, Markdown, HTML and terminal tables alike.
 
+Columns (:func:`columns`): ``COLUMNS``, and two more when the report has a game metric
+(``build_report(..., metric=game.metric)``): its value per bot, headed by the metric
+(``chips won/hand (antes)``; ``lower is better`` when it is), and the half-width of its
+95 % interval, right after the Elo's; a ``shared wins`` column after ``wins`` when some
+bot shared a first place. JSON rows carry ``shared_wins`` and ``metric`` always, and the
+document the ``metric`` it shows (or null).
+
 Marks. A bounded rating (see :mod:`leaderboards.elo`) shows its Elo as ``>= 312.4`` (a lower
 bound), ``<= -280.1`` (an upper bound) or ``~ 12.0`` (only its order is known); JSON rows
 carry ``bound``. A row with a note (bounded, or not connected to the main group of bots)
@@ -31,19 +38,22 @@ from rich.table import Table
 from rich.text import Text
 
 from leaderboards import inert
+from leaderboards.metric import metric_label
 from leaderboards.report import Report
 
 SCHEMA_VERSION = 1
 COLUMNS = ("rank", "bot", "Elo", "+/-95%", "games", "score %", "mean place", "wins",
            "LOS next %", "faults")
 _TEXT_COLUMNS = ("bot", "faults")  # left-aligned; the others hold numbers
-_TEXT_INDEX = frozenset(COLUMNS.index(c) for c in _TEXT_COLUMNS)
+_SHARED_WINS = "shared wins"
+_METRIC_DIGITS = 2
 _NAMES_INDEX = frozenset({0})  # the head-to-head table: names down the first column
 FILES = ("leaderboard.json", "leaderboard.csv", "leaderboard.md", "leaderboard.html")
 _BOUND_PREFIX = {"lower": ">= ", "upper": "<= ", "open": "~ "}
-_MODEL = "Elo from finishing orders (Bradley-Terry, pairs 'A finished ahead of B')"
-_H2H_HELP = ("Row bot against column bot: the share of their games together in which the row "
-             "bot finished ahead, and the number of those games.")
+_MODEL = ("Elo from places (Bradley-Terry, pairs 'A finished ahead of B'; a shared place is "
+          "half a win each way)")
+_H2H_HELP = ("Row bot against column bot: the row bot's score in their games together (1 for "
+             "finishing ahead, 1/2 for a shared place), and the number of those games.")
 
 
 def caption(report: Report) -> str:
@@ -54,8 +64,9 @@ def caption(report: Report) -> str:
     ...        "players": 2, "seats": ["a", "b"], "order": ["a", "b"], "places": [1, 2],
     ...        "faults": []}
     >>> caption(build_report([rec], {"move_ms": 1000, "bank_ms": 5000, "runs": 1}))
-    "Elo from finishing orders (Bradley-Terry, pairs 'A finished ahead of B'), centred on the \
-pool mean | official, 2 players, move 1000 ms + bank 5000 ms | 1 game from 1 run"
+    "Elo from places (Bradley-Terry, pairs 'A finished ahead of B'; a shared place is half a \
+win each way), centred on the pool mean | polish-poker official, 2 players, move 1000 ms + \
+bank 5000 ms | 1 game from 1 run"
     """
     s = report.settings
     if s.get("anchor"):
@@ -64,7 +75,10 @@ pool mean | official, 2 players, move 1000 ms + bank 5000 ms | 1 game from 1 run
         view = "centred on the mean of each group of bots that met"
     else:
         view = "centred on the pool mean"
-    setup = [_joined(s["rules"])] if "rules" in s else []
+    game = " ".join(_joined(s[key]) for key in ("game", "rules") if key in s)
+    if "params" in s:
+        game = " ".join([game, _params(s["params"])]).strip()
+    setup = [game] if game else []
     if "players" in s:
         setup.append(f"{_joined(s['players'])} players")
     clock = " + ".join(f"{label} {_joined(s[key])} ms"
@@ -77,16 +91,34 @@ pool mean | official, 2 players, move 1000 ms + bank 5000 ms | 1 game from 1 run
     return " | ".join(part for part in (f"{_MODEL}, {view}", ", ".join(setup), games) if part)
 
 
+def columns(report: Report) -> tuple[str, ...]:
+    """The table's column headers: ``COLUMNS`` with the metric's two after the Elo's (if
+    the report has a metric) and ``shared wins`` after ``wins`` (if any bot shared a
+    first place)."""
+    cols = list(COLUMNS)
+    if any(r.shared_wins for r in report.rows):
+        cols.insert(cols.index("wins") + 1, _SHARED_WINS)
+    if report.metric is not None:
+        label, after = metric_label(report.metric), cols.index("+/-95%") + 1
+        cols[after:after] = [label, f"{label} +/-95%"]
+    return tuple(cols)
+
+
 def table_cells(report: Report) -> tuple[list[tuple[str, ...]], list[str]]:
-    """The displayed cells of each row (in ``COLUMNS`` order) and the numbered notes."""
+    """The displayed cells of each row (in :func:`columns` order) and the numbered notes."""
+    shared = _SHARED_WINS in columns(report)
     marks: dict[str, int] = {}
     rows = []
     for r in report.rows:
         elo = _BOUND_PREFIX.get(r.bound or "", "") + _num(r.elo, 1)
         if r.note:
             elo += f" [{marks.setdefault(r.note, len(marks) + 1)}]"
+        m = r.metric
+        metric = ([_num(m and m.value, _METRIC_DIGITS), _num(m and m.ci95, _METRIC_DIGITS)]
+                  if report.metric is not None else [])
         rows.append(("-" if r.rank is None else str(r.rank), r.bot, elo, _num(r.ci95, 1),
-                     str(r.games), _percent(r.score), _num(r.mean_place, 2), str(r.wins),
+                     *metric, str(r.games), _percent(r.score), _num(r.mean_place, 2),
+                     str(r.wins), *([str(r.shared_wins)] if shared else []),
                      _percent(r.los_next),
                      ", ".join(f"{label} {n}" for label, n in r.faults.items()) or "-"))
     return rows, [f"[{n}] {note}" for note, n in marks.items()]
@@ -103,6 +135,8 @@ def to_json(report: Report) -> dict[str, Any]:
                          "matrix": [[list(cell) for cell in row] for row in h2h.matrix]},
         "inputs_hash": report.inputs_hash, "n_games": report.n_games,
         "n_left_out": report.n_left_out,
+        "metric": None if report.metric is None else
+        {**asdict(report.metric), "label": metric_label(report.metric)},
     }
     return doc
 
@@ -111,7 +145,7 @@ def to_csv(report: Report) -> str:
     rows, _ = table_cells(report)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow((*COLUMNS, "note"))
+    writer.writerow((*columns(report), "note"))
     # The bot's name and the note are guarded against formulas; the other cells are ours
     # (numbers, negative ones included, stay numbers).
     bot = COLUMNS.index("bot")
@@ -124,7 +158,7 @@ def to_csv(report: Report) -> str:
 def to_markdown(report: Report) -> str:
     rows, notes = table_cells(report)
     blocks = ["# Leaderboard", inert.markdown(caption(report)),
-              _md_table(COLUMNS, rows, _TEXT_INDEX),
+              _md_table(columns(report), rows, _text_index(report)),
               *map(inert.markdown, notes), "## Head to head", _H2H_HELP,
               _md_table(("", *report.head_to_head.names), _h2h_cells(report), _NAMES_INDEX),
               _footer(report)]
@@ -134,13 +168,14 @@ def to_markdown(report: Report) -> str:
 def to_html(report: Report) -> str:
     rows, notes = table_cells(report)
     h2h_names = report.head_to_head.names
+    cols = columns(report)
     body = [
         "<h1>Leaderboard</h1>",
-        _html_table(COLUMNS, rows, _TEXT_INDEX, caption(report),
+        _html_table(cols, rows, _text_index(report), caption(report),
                     ["bound" if r.bound else "" for r in report.rows]),
         *(f'<p class="note">{inert.html(n)}</p>' for n in notes),
         "<h2>Elo with 95% interval</h2>",
-        _svg_chart(report, [cells[COLUMNS.index("Elo")] for cells in rows]),
+        _svg_chart(report, [cells[cols.index("Elo")] for cells in rows]),
         "<h2>Head to head</h2>",
         _html_table(("", *h2h_names), _h2h_cells(report), _NAMES_INDEX, _H2H_HELP,
                     [""] * len(h2h_names)),
@@ -157,8 +192,9 @@ def rich_table(report: Report) -> Table:
     table = Table(title=inert.terminal(caption(report)), title_justify="left",
                   caption=Text("\n").join(map(inert.terminal, notes)) if notes else None,
                   caption_justify="left")
-    for col in COLUMNS:
-        table.add_column(col, justify="left" if col in _TEXT_COLUMNS else "right")
+    for col in columns(report):
+        table.add_column(inert.terminal(col),
+                         justify="left" if col in _TEXT_COLUMNS else "right")
     for cells in rows:
         table.add_row(*map(inert.terminal, cells))
     return table
@@ -192,6 +228,19 @@ def _percent(x: float | None) -> str:
     return _num(None if x is None else 100 * x, 1)
 
 
+def _text_index(report: Report) -> frozenset[int]:
+    return frozenset(k for k, col in enumerate(columns(report)) if col in _TEXT_COLUMNS)
+
+
+def _params(value: Any) -> str:
+    """Game parameters as ``k=v k=v``; mixed ones (a tuple of mappings) as ``a/b``."""
+    if isinstance(value, tuple):
+        return "/".join(map(_params, value))
+    if isinstance(value, dict):
+        return " ".join(f"{k}={v}" for k, v in value.items())
+    return str(value)
+
+
 def _joined(value: Any) -> str:
     """A setting as text; a mixed one (a tuple of values) as ``a/b``."""
     return "/".join(map(str, value)) if isinstance(value, tuple) else str(value)
@@ -209,8 +258,10 @@ def _footer(report: Report) -> str:
 
 def _h2h_cells(report: Report) -> list[tuple[str, ...]]:
     h2h = report.head_to_head
+    # Shared places: the games together in which neither finished ahead of the other.
     return [(name, *("" if i == j else "-" if games == 0 else
-                     f"{100 * ahead / games:.0f}% of {games}"
+                     f"{100 * (games + ahead - h2h.matrix[j][i][1]) / (2 * games):.0f}% "
+                     f"of {games}"
                      for j, (games, ahead) in enumerate(row)))
             for i, (name, row) in enumerate(zip(h2h.names, h2h.matrix, strict=True))]
 

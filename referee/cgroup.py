@@ -12,7 +12,8 @@ and ``pids.max``; where the ``cpu`` hierarchy is writable too, the run's bots to
 get ``cpu.shares`` of RUN_CPU_SHARES, as much as any one process group (the referee's
 own, under the kernel's autogroups), so bots that keep every core busy (flooding, or
 just spinning in idle processes of the pool) cannot starve the referee: without it,
-each bot process tree weighs as much as the whole referee. cgroup v2: only where the referee's cgroup already delegates the
+each bot process tree weighs as much as the whole referee.
+cgroup v2: only where the referee's cgroup already delegates the
 ``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
 ``memory.max``, ``memory.swap.max`` and ``pids.max``.
 Anywhere else there is no cgroup, and memory is capped per process only (RLIMIT_AS).

@@ -1,11 +1,10 @@
 """SPRT matches: play a candidate against a baseline until the test decides.
 
-Heads-up games in pairs on the same deal seed with the seats swapped; each complete
-pair scores 0, 1/2 or 1 for the candidate, and the generalised SPRT
-(``leaderboards.sprt``) is fed those scores in the order the pairs complete. The run
-stops scheduling games as soon as the test leaves ``continue`` (games in flight
-finish and are journalled, but do not change the verdict) or when ``max_games`` have
-been scheduled.
+Heads-up games in pairs on the same deal seed with the seats swapped; a game scores 1, 1/2 (a
+shared place) or 0 for the candidate, a complete pair the mean of its two, and the pentanomial
+generalised SPRT (``leaderboards.sprt``) is fed those scores in the order the pairs complete.
+The run stops scheduling games as soon as the test leaves ``continue`` (games in flight finish
+and are journalled, but do not change the verdict) or when ``max_games`` have been scheduled.
 
 The state of the test is a function of the journal: ``sprt.json`` in the run directory
 holds the test's parameters from the start (so that ``referee resume`` can go on with
@@ -22,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from leaderboards.sprt import Sprt
+from leaderboards.sprt import Sprt, game_score
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
 from referee.runner import Runner
@@ -49,7 +48,7 @@ class SprtMatch:
     def on_game(self, record: dict[str, Any]) -> None:
         """Score a finished game; feed the test when its pair is complete."""
         self.games += 1
-        won = float(record["order"][0] == self.candidate)
+        won = game_score(record["seats"], record["places"], self.candidate, self.baseline)
         pair = record["game"] // 2
         if pair not in self._halves:
             self._halves[pair] = won
@@ -57,7 +56,7 @@ class SprtMatch:
         score = (self._halves.pop(pair) + won) / 2
         if self.decided_at_pairs is not None:
             return
-        self.outcomes["WDL"[2 - int(score * 2)]] += 1
+        self.outcomes["LDW"[(score > 0.5) - (score < 0.5) + 1]] += 1
         self.test = self.test.add([score])
         self.history.append((self.test.pairs, self.games, round(self.test.llr, 6)))
         if self.test.status != "continue":
@@ -81,7 +80,7 @@ class SprtMatch:
             "verdict": self.verdict, "llr": round(t.llr, 6),
             "bounds": [round(lower, 6), round(upper, 6)], "pairs": t.pairs,
             "games": self.games, "decided_at_pairs": self.decided_at_pairs,
-            "outcomes": dict(self.outcomes),
+            "outcomes": dict(self.outcomes), "pentanomial": list(t.pentanomial),
             "elo": {"elo": round(est.elo, 3), "low": round(est.low, 3),
                     "high": round(est.high, 3)},
             "llr_history": [{"pairs": p, "games": g, "llr": llr}

@@ -256,3 +256,45 @@ def test_fit_is_always_finite_and_stationary_when_the_mle_exists(
     if all(r.bound is None for r in fit.rows):  # per component, the gradient is 0
         grad = _gradient(orders, {r.name: r.elo for r in fit.rows})
         assert max(map(abs, grad.values())) < 1e-7
+
+
+# --------------------------------------------------------------------------- places, clusters
+
+
+def test_places_without_ties_fit_as_the_finishing_order() -> None:
+    orders = [[str(b) for b in o] for o in REFERENCE_ORDERS]
+    by_order = fit_elo(orders)
+    by_places = fit_elo([{b: k + 1 for k, b in enumerate(o)} for o in orders])
+    for name, r in by_order.ratings.items():
+        assert by_places.ratings[name].elo == pytest.approx(r.elo, abs=1e-9)
+        assert by_places.ratings[name].se == pytest.approx(r.se, abs=1e-9)
+
+
+def test_identical_copies_in_one_cluster_add_no_information() -> None:
+    orders = [[str(b) for b in o] for o in REFERENCE_ORDERS]
+    once = fit_elo(orders)
+    twice = orders + orders
+    apart = fit_elo(twice)  # twenty independent games: errors shrink by sqrt(2)
+    together = fit_elo(twice, clusters=list(range(10)) * 2)  # each game and its copy: one
+    for name, r in once.ratings.items():
+        assert apart.ratings[name].se == pytest.approx(r.se / math.sqrt(2))
+        assert together.ratings[name].se == pytest.approx(r.se)
+        assert together.ratings[name].elo == pytest.approx(r.elo)
+
+
+def test_default_clusters_are_single_games() -> None:
+    orders = _simulated_orders({"a": 0.4, "b": 0.0, "c": -0.4}, 60, seed=3)
+    assert fit_elo(orders).covariance.tolist() == \
+        fit_elo(orders, clusters=range(60)).covariance.tolist()  # type: ignore[arg-type]
+    assert bootstrap_elo(orders, n=20, seed=5) == \
+        bootstrap_elo(orders, n=20, seed=5, clusters=[f"g{g}" for g in range(60)])
+
+
+def test_bootstrap_over_clusters_agrees_with_the_clustered_sandwich() -> None:
+    orders = _simulated_orders({"a": 0.6, "b": 0.2, "c": 0.0, "d": -0.8}, 150, seed=1)
+    twice = orders + orders
+    clusters = list(range(150)) * 2
+    fit = fit_elo(twice, clusters=clusters)
+    boot = bootstrap_elo(twice, n=150, seed=7, clusters=clusters)
+    for name, se in boot.items():
+        assert se == pytest.approx(fit.ratings[name].se, rel=0.2)

@@ -109,8 +109,9 @@ def test_reference_case_gives_the_reference_elo() -> None:
         assert r.games == 10
     assert sum(r.wins for r in report.rows) == 10
     assert caption(report) == (
-        "Elo from finishing orders (Bradley-Terry, pairs 'A finished ahead of B'), centred "
-        "on the pool mean | official, 4 players, move 1000 ms + bank 5000 ms | "
+        "Elo from places (Bradley-Terry, pairs 'A finished ahead of B'; a shared place is "
+        "half a win each way), centred on the pool mean | polish-poker official, 4 players, "
+        "move 1000 ms + bank 5000 ms | "
         "10 games from 1 run")
 
 
@@ -200,7 +201,8 @@ def test_json_document_and_written_files(tmp_path: Path) -> None:
     assert doc["head_to_head"]["matrix"][0][1] == [10, 6]  # bot 0 ahead of 1 in 6 of 10
     assert [r["bot"] for r in doc["rows"]] == ["0", "1", "2", "3"]
     assert set(doc["rows"][0]) == {"rank", "bot", "elo", "ci95", "se", "games", "score",
-                                   "mean_place", "wins", "los_next", "faults", "bound", "note"}
+                                   "mean_place", "wins", "los_next", "faults", "bound", "note",
+                                   "shared_wins", "metric"}
 
     paths = write_reports(report, tmp_path / "board")
     assert [p.name for p in paths] == list(FILES)
@@ -244,7 +246,7 @@ def test_mixed_settings_are_refused_unless_allowed() -> None:
         build_report(official + polacco, SETTINGS)
     mixed = build_report(official + polacco, SETTINGS, allow_mixed=True)
     assert mixed.settings["rules"] == ("official", "polacco")
-    assert "| official/polacco, 2 players," in caption(mixed)
+    assert "| polish-poker official/polacco, 2 players," in caption(mixed)
     with pytest.raises(ReportError, match="mix players"):
         build_report(official + games([["a", "b", "c"]], run=2), SETTINGS)
 
@@ -261,8 +263,8 @@ def test_mixed_settings_are_refused_unless_allowed() -> None:
     (games([["a", "b"]]) * 2, {}, "appears twice"),
     (games([["a", "b"]]), {"anchor": ("c", 0.0)}, "anchor"),
     ([{**record(0, ["a", "b"]), "order": ["b", "a"]}], {}, "disagree"),
-    ([{**record(0, ["a", "b"]), "schema_version": 2}], {}, "schema_version 2"),
-    ([{k: v for k, v in record(0, ["a", "b"]).items() if k != "order"}], {}, "no order"),
+    ([{**record(0, ["a", "b"]), "schema_version": 3}], {}, "schema_version 3"),
+    ([{k: v for k, v in record(0, ["a", "b"]).items() if k != "places"}], {}, "no places"),
 ])
 def test_records_that_cannot_make_a_report(recs: list[dict[str, Any]], kw: dict[str, Any],
                                            message: str) -> None:

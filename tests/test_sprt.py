@@ -1,6 +1,7 @@
 """SPRTs: Wald's binary LLR against reference figures, the generalised LLR against a
-brute-force constrained maximum, degenerate counts, the ``Sprt`` state, and a simulation
-that the error rates come out near alpha and beta."""
+brute-force constrained maximum, degenerate counts, the ``Sprt`` state, simulations that
+the error rates come out near alpha and beta (trinomial pairs, and pentanomial pairs of
+games with draws), and the SPRT match's scoring of journal records with shared places."""
 
 from __future__ import annotations
 
@@ -11,15 +12,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from leaderboards import PAIR_SCORES as PENTANOMIAL
 from leaderboards import (
     Sprt,
     SprtError,
     expected_score,
+    game_score,
     gsprt_llr,
     gsprt_llr_array,
     sprt_bounds,
     sprt_llr,
 )
+from referee.sprt import SprtMatch
 
 PAIR_SCORES = (0.0, 0.5, 1.0)
 
@@ -170,22 +174,42 @@ def test_elo_estimate() -> None:
 # --------------------------------------------------------------------------- simulation
 
 
-def _simulate(true_elo: float, runs: int, rng: np.random.Generator, elo0: float,
-              elo1: float, alpha: float, beta: float, cap: int,
-              draw_ratio: float = 0.4, block: int = 500) -> tuple[int, int, int]:
-    """(H1 accepted, H0 accepted, hit the cap) over ``runs`` SPRTs on trinomial pair scores
-    whose mean is the expected score of ``true_elo``; all runs advance together, a block of
-    pairs at a time, and each stops at its first crossing."""
+def _trinomial(true_elo: float, draw_ratio: float = 0.4) -> tuple[tuple[float, ...],
+                                                                     list[float]]:
+    """Pair scores 0, 1/2, 1 whose mean is the expected score of ``true_elo``."""
     s = expected_score(true_elo)
-    probs = [1 - s - draw_ratio / 2, draw_ratio, s - draw_ratio / 2]
+    return PAIR_SCORES, [1 - s - draw_ratio / 2, draw_ratio, s - draw_ratio / 2]
+
+
+def _pentanomial(true_elo: float, draw: float = 0.3, mirrored: float = 0.3
+                 ) -> tuple[tuple[float, ...], list[float]]:
+    """Pairs of games with draws whose mean score is the expected score of ``true_elo``:
+    with probability ``mirrored`` the deal decides and the pair splits (1/2, as duplicate
+    deals make common), otherwise its two games are independent, each a draw with
+    probability ``draw``."""
+    g = (expected_score(true_elo) - mirrored / 2) / (1 - mirrored)  # a free game's mean
+    lose, win = 1 - g - draw / 2, g - draw / 2
+    free = [lose**2, 2 * lose * draw, draw**2 + 2 * win * lose, 2 * win * draw, win**2]
+    return PENTANOMIAL, [(1 - mirrored) * p + (mirrored if v == 0.5 else 0.0)
+                         for p, v in zip(free, PENTANOMIAL, strict=True)]
+
+
+def _simulate(law: tuple[tuple[float, ...], list[float]], runs: int,
+              rng: np.random.Generator, elo0: float, elo1: float, alpha: float, beta: float,
+              cap: int, block: int = 500) -> tuple[int, int, int]:
+    """(H1 accepted, H0 accepted, hit the cap) over ``runs`` SPRTs on pair scores drawn
+    from ``law`` (values, probabilities); all runs advance together, a block of pairs at a
+    time, and each stops at its first crossing."""
+    values, probs = law
+    k = len(values)
     lower, upper = sprt_bounds(alpha, beta)
     verdict = np.zeros(runs, dtype=int)  # +1 H1, -1 H0, 0 undecided
-    counts = np.zeros((runs, 3))
+    counts = np.zeros((runs, k))
     active = np.arange(runs)
     for _ in range(0, cap, block):
-        outcomes = rng.choice(3, size=(active.size, block), p=probs)
-        running = counts[active, None, :] + np.cumsum(np.eye(3)[outcomes], axis=1)
-        llr = gsprt_llr_array(PAIR_SCORES, running, elo0, elo1)
+        outcomes = rng.choice(k, size=(active.size, block), p=probs)
+        running = counts[active, None, :] + np.cumsum(np.eye(k)[outcomes], axis=1)
+        llr = gsprt_llr_array(values, running, elo0, elo1)
         crossed = (llr >= upper) | (llr <= lower)
         stops = crossed.any(axis=1)
         first = llr[stops, crossed[stops].argmax(axis=1)]
@@ -200,9 +224,89 @@ def _simulate(true_elo: float, runs: int, rng: np.random.Generator, elo0: float,
 def test_simulated_error_rates_are_near_alpha_and_beta() -> None:
     rng = np.random.default_rng(2024)
     runs, elo0, elo1, alpha, beta = 400, 0.0, 20.0, 0.05, 0.05
-    false_pos, _, capped0 = _simulate(elo0, runs, rng, elo0, elo1, alpha, beta, cap=20_000)
-    _, false_neg, capped1 = _simulate(elo1, runs, rng, elo0, elo1, alpha, beta, cap=20_000)
+    false_pos, _, capped0 = _simulate(_trinomial(elo0), runs, rng, elo0, elo1, alpha, beta,
+                                      cap=20_000)
+    _, false_neg, capped1 = _simulate(_trinomial(elo1), runs, rng, elo0, elo1, alpha, beta,
+                                      cap=20_000)
     assert capped0 + capped1 <= 2  # the cap is far beyond the typical ~1000 pairs
     # Wald's bounds are a little conservative, but a test accepting 0 errors proves nothing.
     assert 0.01 <= false_pos / runs <= 0.09
     assert 0.01 <= false_neg / runs <= 0.09
+
+
+# --------------------------------------------------------------------------- draws
+
+
+def test_pentanomial_law_has_the_intended_mean() -> None:
+    values, probs = _pentanomial(20.0)
+    assert sum(probs) == pytest.approx(1.0) and min(probs) > 0
+    assert sum(v * p for v, p in zip(values, probs, strict=True)) == \
+        pytest.approx(expected_score(20.0))
+
+
+def test_pentanomial_error_rates_with_draws_are_near_alpha_and_beta() -> None:
+    rng = np.random.default_rng(77)
+    runs, elo0, elo1, alpha, beta = 300, 0.0, 20.0, 0.05, 0.05
+    false_pos, _, capped0 = _simulate(_pentanomial(elo0), runs, rng, elo0, elo1, alpha, beta,
+                                      cap=20_000)
+    _, false_neg, capped1 = _simulate(_pentanomial(elo1), runs, rng, elo0, elo1, alpha, beta,
+                                      cap=20_000)
+    assert capped0 + capped1 <= 2
+    assert 0.01 <= false_pos / runs <= 0.09
+    assert 0.01 <= false_neg / runs <= 0.09
+
+
+@pytest.mark.parametrize(("true_elo", "verdict"), [(60.0, "H1"), (-60.0, "H0")])
+def test_a_stream_with_draws_is_decided(true_elo: float, verdict: str) -> None:
+    values, probs = _pentanomial(true_elo)
+    stream = np.random.default_rng(5).choice(values, size=20_000, p=probs)
+    test = Sprt(elo0=0, elo1=10)
+    for score in stream:
+        test = test.add([float(score)])
+        if test.status != "continue":
+            break
+    assert test.status == verdict and test.pairs < 5_000
+    assert sum(test.pentanomial) == test.pairs and all(n > 0 for n in test.pentanomial)
+    est = test.elo()
+    assert est.low < true_elo < est.high
+
+
+def test_game_score_from_places() -> None:
+    assert game_score(["c", "b"], [1, 2], "c", "b") == 1.0
+    assert game_score(["c", "b"], [2, 1], "c", "b") == 0.0
+    assert game_score(["c", "b"], [1, 1], "c", "b") == 0.5  # a shared place is a draw
+    with pytest.raises(SprtError, match="'x' did not play"):
+        game_score(["c", "b"], [1, 2], "x", "b")
+
+
+def _game(index: int, places: tuple[int, int]) -> dict[str, object]:
+    """A journal record of an SPRT game: the pair's second game swaps the seats."""
+    seats = ["cand", "base"] if index % 2 == 0 else ["base", "cand"]
+    by_bot = dict(zip(("cand", "base"), places, strict=True))
+    return {"game": index, "seats": seats, "places": [by_bot[b] for b in seats]}
+
+
+def test_sprt_match_scores_pairs_with_shared_places() -> None:
+    match = SprtMatch(Sprt(elo0=0, elo1=10), "cand", "base", max_games=100)
+    # candidate's places per game: pairs (win, draw), (draw, draw), (loss, draw),
+    # (win, win), (loss, win): scores 3/4, 1/2, 1/4, 1, 1/2.
+    results = [(1, 2), (1, 1), (1, 1), (1, 1), (2, 1), (1, 1), (1, 2), (1, 2), (2, 1), (1, 2)]
+    for g, places in enumerate(results):
+        match.on_game(_game(g, places))
+    assert match.test.pentanomial == (0, 1, 2, 1, 1)
+    assert match.outcomes == {"W": 2, "D": 2, "L": 1}
+    doc = match.to_dict()
+    assert doc["pentanomial"] == [0, 1, 2, 1, 1] and doc["pairs"] == 5
+    assert doc["llr"] == pytest.approx(
+        gsprt_llr({0.25: 1, 0.5: 2, 0.75: 1, 1.0: 1}, 0, 10), abs=1e-6)
+
+
+def test_sprt_match_reads_old_records_as_before() -> None:
+    # Schema 1 records (strict places, an `order`): pair scores 0, 1/2 and 1 only.
+    match = SprtMatch(Sprt(elo0=0, elo1=10), "cand", "base", max_games=100)
+    for g, places in enumerate([(1, 2), (1, 2), (1, 2), (2, 1), (2, 1), (2, 1)]):
+        rec = _game(g, places)
+        rec["order"] = sorted(rec["seats"], key=lambda b: rec["places"][rec["seats"].index(b)])
+        match.on_game(rec)
+    assert match.outcomes == {"W": 1, "D": 1, "L": 1}
+    assert match.test.pentanomial == (1, 0, 1, 0, 1)

@@ -158,8 +158,8 @@ def test_a_descendant_of_the_launched_process_may_say_hello(tmp_path):
 
 @needs_peercred
 def test_thousands_of_connections_cannot_exhaust_the_referees_descriptors(tmp_path):
-    """``conn_flood``'s children open 1,440 raw connections and 160 DEALERs at once; the referee runs
-    with an open-files limit of 512, so without the cap per bot libzmq runs out of
+    """``conn_flood``'s children open 1,440 raw connections and 160 DEALERs at once; the
+    referee runs with an open-files limit of 512, so without the cap per bot libzmq runs out of
     descriptors and aborts the process ("Too many open files", SIGABRT: checked by
     hand with the guard turned off). The excess is closed as it comes:
     the run completes, nobody faults, the descriptors stay under the limit, and the
