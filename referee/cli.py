@@ -67,10 +67,11 @@ from referee.gameopts import (
     RulesOpt,
     describe_games,
     params_text,
+    records_metric,
     resolve_game,
 )
 from referee.games import DEFAULT_GAME
-from referee.games.api import Game
+from referee.games.api import Game, Metric
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, read_results
 from referee.process import (
@@ -457,8 +458,10 @@ class LiveBoard:
     refitted in a thread of its own, at most once a second, so that the runner's loop
     (and with it the bots' clocks) never waits for a fit."""
 
-    def __init__(self, config: RunConfig, total: int | None, done: int):
+    def __init__(self, config: RunConfig, total: int | None, done: int,
+                 metric: Metric | None = None):
         self.names = [b.name for b in config.bots]
+        self.metric = metric  # the game's own measure, beside the Elo
         self.settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
         self.anchor = (config.baseline, 0.0) if config.baseline else None
         self.mixed = varying_settings(config.to_dict())
@@ -473,7 +476,7 @@ class LiveBoard:
 
     def report(self, records: list[dict[str, Any]]) -> Report:
         return build_report(records, self.settings, anchor=self.anchor, bots=self.names,
-                            allow_mixed=self.mixed)
+                            allow_mixed=self.mixed, metric=self.metric)
 
     def on_game(self, tournament: Tournament, _record: dict[str, Any]) -> None:
         self.progress.update(self.task, completed=tournament.played)
@@ -553,7 +556,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         f"{f', {config.workers} workers' if config.workers > 1 else ''})", to=console)
     if local is None:
         say(describe_isolation(config.sandbox, config.limits), to=console)
-    board = LiveBoard(config, total, 0)
+    board = LiveBoard(config, total, 0, runner.rules.metric)
     runner.progress = board.on_game
     caught: list[int] = []
 
@@ -644,7 +647,8 @@ def rate(
             varying.append(set(varying_settings(config)))
         settings = merge_settings(per_run, allow_mixed=allow_mixed)
         mixed = allow_mixed or tuple(set.intersection(*varying))  # what every run lets vary
-        report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed)
+        report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed,
+                              metric=records_metric(records))
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))

@@ -13,13 +13,16 @@ referee.config.ConfigError: --param target: write it as KEY=VALUE, e.g. --param 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 import typer
 
 from referee.config import ConfigError
 from referee.games import DEFAULT_GAME, GameError, load_game, names, schema
-from referee.games.api import Game, Param
+from referee.games.api import Game, Metric, Param
+from referee.journal import game_of
 
 GameOpt = Annotated[str, typer.Option(
     help="The game (`referee games` lists them with their parameters).")]
@@ -53,6 +56,20 @@ def resolve_game(game: str, items: list[str] | None, rules: str | None) -> Game:
         return load_game(game, parse_params(items, rules))
     except GameError as exc:
         raise ConfigError(str(exc)) from None
+
+
+def records_metric(records: Sequence[Mapping[str, Any]]) -> Metric | None:
+    """The metric of the game the journal records are of: None if they mix games, or for
+    a game without one, or one this referee does not know (its leaderboard then has
+    places only)."""
+    kinds = {(name, json.dumps(params, sort_keys=True))
+             for name, params in map(game_of, records)}
+    if len(kinds) != 1:
+        return None
+    try:
+        return load_game(*game_of(records[0])).metric
+    except GameError:
+        return None
 
 
 def params_text(params: dict[str, Any]) -> str:
