@@ -149,6 +149,7 @@ def test_a_card_drawn_from_the_stock_is_told_only_to_its_drawer(tmp_path: Path) 
                   "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     no_traceback(res)
+    assert "points/round" in res.stdout  # the game's metric, beside the Elo
     seat, mine, theirs = None, [], []
     for line in (spy.parent / "seen.jsonl").read_text().splitlines():
         n = json.loads(line)
