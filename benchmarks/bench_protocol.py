@@ -65,6 +65,7 @@ from protocol.messages import parse_bot_message  # noqa: E402
 from referee.deals import Deals  # noqa: E402
 from referee.games import load_game  # noqa: E402
 from referee.hub import SPIN_S  # noqa: E402
+from referee.match import game_end  # noqa: E402
 from referee.schedule import game_seed  # noqa: E402
 
 RULESET = "official"
@@ -196,10 +197,10 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             messages += len(pre) + 1
             bytes_out += sum(len(b) for _, b in pre) + len(frame)
             pre = []
-        order = list(engine.finishing_order)
+        end = game_end(engine.outcome())
         for s in range(players):
             seq[s] += 1
-            pre.append((s, encode({"type": "game_end", "order": order, "results": unsent[s],
+            pre.append((s, encode({"type": "game_end", **end, "results": unsent[s],
                                    "seq": seq[s]})))
     decisions = len(acts)
     sizes = [n for n, _ in acts]
