@@ -16,6 +16,10 @@ and releases the descriptor) every connection that
 - would be more than ``total_cap`` in all (half the referee's open-files limit, so the
   other half stays for its own files): ``total_cap``.
 
+A process of a tree that has had MAX_STRIKES connections closed for junk and still
+opens connections is killed (``killed``): it would otherwise reconnect without end, and
+each connection costs the referee's I/O thread what it sends before it is cut.
+
 Connections from the referee's own process (tests, ``referee check``) count toward the
 total only. Where the platform cannot name a connection's process the guard does not
 run (see SPEC.md section 7).
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import socket
 import struct
 import threading
@@ -33,7 +38,7 @@ from dataclasses import dataclass, field
 
 import zmq
 
-from referee.peercred import have_peer_credentials, socket_pid, tree_root
+from referee.peercred import descends_from, have_peer_credentials, socket_pid, tree_root
 
 MAX_CONNECTIONS_PER_BOT = 8
 MIN_TOTAL_CAP = 16
@@ -59,7 +64,9 @@ class GuardCounters:
     bot_cap: int = 0
     total_cap: int = 0
     peak: int = 0
+    killed: int = 0
     bot_cap_by_name: dict[str, int] = field(default_factory=dict)
+    killed_by_name: dict[str, int] = field(default_factory=dict)
 
 
 def total_cap_for_this_process() -> int:
@@ -85,6 +92,7 @@ class ConnectionGuard:
         self._per_owner: dict[int, int] = {}
         self._total = 0
         self._strikes: dict[int, int] = {}  # launched pid -> its connections hung up
+        self._killed: set[int] = set()  # pids killed for connecting while barred
         # pid -> (its owner, when that was found): a flood comes from few processes, and
         # reading /proc for each connection would let the flood outrun the guard.
         self._owners: dict[int, tuple[int | None, float]] = {}
@@ -132,7 +140,10 @@ class ConnectionGuard:
             _cut(sock)
             owner = self._owner(sock)
             if owner is not None and owner != self._me:
+                barred = self._strikes.get(owner, 0) >= MAX_STRIKES
                 self._strikes[owner] = self._strikes.get(owner, 0) + 1
+                if barred:
+                    self._kill(sock, owner)
         return True
 
     def close(self) -> None:
@@ -203,10 +214,30 @@ class ConnectionGuard:
             return
         self._open[fd] = (inode, _CLOSED)
         _cut(sock)
-        setattr(self.counters, why, getattr(self.counters, why) + 1)
+        c = self.counters
+        setattr(c, why, getattr(c, why) + 1)
         if why == "bot_cap":
             name = self._roots.get(owner, "?")
-            self.counters.bot_cap_by_name[name] = self.counters.bot_cap_by_name.get(name, 0) + 1
+            c.bot_cap_by_name[name] = c.bot_cap_by_name.get(name, 0) + 1
+            if self._strikes.get(owner, 0) >= MAX_STRIKES:
+                self._kill(sock, owner)
+
+    def _kill(self, sock: socket.socket, owner: int) -> None:
+        """Kill the process behind ``sock``, which connected although its tree was barred
+        (seen here or, usually first, in the hub's hang-up of what it sent), once."""
+        try:
+            pid = socket_pid(sock)
+        except OSError:
+            return
+        if pid is None or pid in self._killed:
+            return
+        if len(self._killed) > 4096:
+            self._killed.clear()
+        if _kill_in_tree(pid, owner):
+            self._killed.add(pid)
+            name = self._roots.get(owner, "?")
+            self.counters.killed += 1
+            self.counters.killed_by_name[name] = self.counters.killed_by_name.get(name, 0) + 1
 
     def _ours(self, sock: socket.socket) -> bool:
         """An accepted connection on our ipc socket (not a listener, not a pipe of ours
@@ -251,6 +282,25 @@ class ConnectionGuard:
 
 
 _SINK = bytearray(1 << 16)
+
+
+def _kill_in_tree(pid: int, root: int) -> bool:
+    """SIGKILL process ``pid`` if it is ``root`` or one of its descendants: through a
+    pidfd, checked after it is opened, so that a pid reused since is never signalled.
+    Whether it was killed."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except OSError:  # gone already
+        return False
+    try:
+        if not descends_from(pid, root):
+            return False
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(pidfd)
 
 
 def _socket_at(fd: int) -> socket.socket | None:

@@ -103,6 +103,7 @@ class HubCounters:
     connections_foreign: int = 0    # connections closed: opened by no bot's processes
     connections_bot_cap: int = 0    # closed: over a bot's connection cap
     connections_total_cap: int = 0  # closed: over the referee's total
+    processes_killed: int = 0       # bot processes that kept connecting after a ban
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -232,13 +233,16 @@ class Hub(Generic[Peer]):
             out.connections_foreign = g.foreign
             out.connections_bot_cap = g.bot_cap
             out.connections_total_cap = g.total_cap
+            out.processes_killed = g.killed
         return out
 
     def drops_by_bot(self) -> dict[str, dict[str, int]]:
-        """Per bot name: frames dropped unread (``unsolicited``, ``flood``) and
-        connections closed over its cap (``connections_closed``)."""
-        closed = self.guard.counters.bot_cap_by_name if self.guard is not None else {}
-        return {name: {**drops, "connections_closed": closed.get(name, 0)}
+        """Per bot name: frames dropped unread (``unsolicited``, ``flood``), connections
+        closed over its cap (``connections_closed``) and processes of its tree killed for
+        connecting on after that (``processes_killed``)."""
+        g = self.guard.counters if self.guard is not None else GuardCounters()
+        return {name: {**drops, "connections_closed": g.bot_cap_by_name.get(name, 0),
+                       "processes_killed": g.killed_by_name.get(name, 0)}
                 for name, drops in self._drops.items()}
 
     # ------------------------------------------------------------- sending

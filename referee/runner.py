@@ -63,6 +63,7 @@ class BotCounters:
     unsolicited: int = 0   # messages while no request was open (or sent before it)
     flood: int = 0         # messages over the hub's cap per turn of the loop
     connections_closed: int = 0  # connections over the cap per bot process
+    processes_killed: int = 0  # of its trees, for connecting on after that (connguard)
     restarts: int = 0      # processes started after the run's first
     start_failures: int = 0  # processes that did not start (exited, refused, no hello)
 

@@ -268,7 +268,8 @@ def test_large_messages_before_hello_are_dropped_unread_and_the_run_keeps_its_pa
 def test_a_bots_children_flooding_without_hello_change_no_result(tmp_path):
     """``flood_player`` plays like ``caller`` while its child floods junk without end
     from six connections that never say hello: the games come out exactly as with
-    ``caller`` in its seat, the flood is counted, and the referee's memory stays put."""
+    ``caller`` in its seat, the flood is counted, the child is killed once its tree is
+    barred and it connects again, and the referee's memory stays put."""
     base_bots = good(tmp_path, "caller.py", "random_bot.py")
     base, out_base = play(tmp_path, [*base_bots, str(Path(base_bots[0]))], games=6,
                           out_name="base", sandbox="none")
@@ -282,6 +283,9 @@ def test_a_bots_children_flooding_without_hello_change_no_result(tmp_path):
     assert places == {r["game"]: r["places"] for r in read_games(out_base)}
     hub = runner.hub.counters
     assert hub.unbound >= 1 and hub.unbound_closed >= 1 and hub.flood >= 1, hub
+    assert hub.processes_killed >= 1, hub
+    assert runner.counters_report()["bots"]["flood_player"]["processes_killed"] == \
+        hub.processes_killed
     assert max(peak) - before < 100, (before, peak)
     assert_nothing_left(tmp_path)
 
