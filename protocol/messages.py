@@ -79,14 +79,9 @@ def expects_reply(message: dict[str, Any]) -> bool:
     return message["type"] in REQUEST_TYPES
 
 
-def welcome(bot_name: str, game: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``game`` (``{"name", "params"}``): the game of the run, so that a bot can get
-    ready for it before its first ``game_start`` (the SDK loads the game's codecs)."""
-    msg = {"type": "welcome", "protocol": PROTOCOL_VERSION, "name": bot_name,
-           "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH}}
-    if game is not None:
-        msg["game"] = game
-    return msg
+def welcome(bot_name: str) -> dict[str, Any]:
+    return {"type": "welcome", "protocol": PROTOCOL_VERSION, "name": bot_name,
+            "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH}}
 
 
 def refused(reason: str) -> dict[str, Any]:

@@ -40,7 +40,7 @@ import zmq
 
 from protocol.codec import decode, encode
 from protocol.messages import PROTOCOL_VERSION
-from referee.games import GameError, load_game
+from referee.games import GameError, load_game, package
 from referee.games.api import Game
 
 HELLO_TIMEOUT_MS = 30_000
@@ -99,8 +99,13 @@ def run(
         raise BotError(f"environment variable {exc.args[0]} is not set: "
                        "bots are started by the referee (referee run / referee check)") from None
     # Seeding once now loads numpy's random module (if the bot uses numpy), which would
-    # otherwise cost several milliseconds of the first game's first decision.
+    # otherwise cost several milliseconds of the first game's first decision; so does
+    # importing the run's game (REFEREE_GAME), tens of milliseconds.
     seed_everything(0)
+    try:
+        package(os.environ.get("REFEREE_GAME", ""))
+    except GameError:
+        pass  # no game named, or one this SDK lacks: said at its game_start
     # What is alive now (modules, the bot's tables) lives as long as the bot: keep the
     # collector from scanning it again, or its full collections take tens of
     # milliseconds of some decision now and then.
@@ -119,14 +124,7 @@ def run(
         reply = decode(sock.recv())
         if reply["type"] != "welcome":
             raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
-        loaded: dict[str, Game] = {}
-        game = reply.get("game")
-        if isinstance(game, dict):  # loaded now rather than in the first decision's time
-            try:
-                _load(game.get("name"), game.get("params"), loaded)
-            except GameError:
-                pass  # said at the game's start, as an error at each of its decisions
-        _serve(sock, act, on_game_start, on_notice, on_game_end, loaded)
+        _serve(sock, act, on_game_start, on_notice, on_game_end)
     finally:
         sock.close()
 
@@ -202,9 +200,10 @@ def _load(name: Any, params: Any, loaded: dict[str, Game]) -> Game:
     return loaded[key]
 
 
-def _serve(sock, act, on_game_start, on_notice, on_game_end, loaded: dict[str, Game]) -> None:
+def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
     game: GameInfo | None = None
     rules: Game | None = None
+    loaded: dict[str, Game] = {}
     failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
         msg = decode(sock.recv())

@@ -40,13 +40,13 @@ class CheckFailed(Exception):
 
 class _Session:
     def __init__(self, spec: BotSpec, rules: Game, start_ms: int, log_dir: Path):
-        self.hub: Hub[str] = Hub(game={"name": rules.name, "params": rules.params})
+        self.hub: Hub[str] = Hub()
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
         self.logs = LogPump(BotLimits().log_bytes)
         try:
             self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check",
-                                   BotLimits(), self.logs, Sandbox())
+                                   BotLimits(), self.logs, Sandbox(), game=rules.name)
         except OSError as exc:  # the system refused to run it (not a program, ...)
             self.hub.close()
             self.logs.close()

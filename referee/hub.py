@@ -138,14 +138,11 @@ class Hub(Generic[Peer]):
     """Binds the ROUTER, issues tokens, and turns frames into ``Incoming`` items."""
 
     def __init__(self, endpoint: str | None = None, other_users: bool = False,
-                 awaits: Callable[[Peer], bool] = _always,
-                 game: dict[str, Any] | None = None):
+                 awaits: Callable[[Peer], bool] = _always):
         """Bind ``endpoint``, by default an ipc socket in a private temporary directory;
         ``other_users`` opens that socket to bots running as another user (they still
         need a token to be heard). ``awaits(peer)`` says whether a bound peer owes a
-        reply now; the frames of one that does not are dropped unread. ``game``
-        (``{"name", "params"}``) is told to every bot in its ``welcome``."""
-        self._game = game
+        reply now; the frames of one that does not are dropped unread."""
         self._tmpdir: str | None = None
         if endpoint is None:
             self._tmpdir = tempfile.mkdtemp(prefix="referee-")
@@ -482,7 +479,7 @@ class Hub(Generic[Peer]):
         self._bound_tokens.add(hello.token)
         self._by_identity[ident] = peer
         self._identity_of[id(peer)] = ident
-        self._send_raw(ident, welcome(self._names[id(peer)], self._game))
+        self._send_raw(ident, welcome(self._names[id(peer)]))
         return Incoming(peer, stamp, message={"type": "hello"}, hello=True)
 
     def _refuse(self, ident: bytes, why: str) -> None:

@@ -294,10 +294,12 @@ class BotProcess:
 
     def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
                  limits: BotLimits, logs: LogPump, sandbox: Sandbox, *, instance: int = 0,
-                 hide: tuple[Path, ...] = (), cgroups: RunCgroups | None = None):
+                 hide: tuple[Path, ...] = (), cgroups: RunCgroups | None = None,
+                 game: str = ""):
         """Start the bot as instance number ``instance`` of the run (its uid, if bots get
         their own); ``hide``: other bots' files, masked in its sandbox; ``cgroups``: the
-        run's, where it gets a cgroup of its own."""
+        run's, where it gets a cgroup of its own; ``game``: the run's game, named in its
+        environment (``REFEREE_GAME``) so that the SDK loads it before saying hello."""
         self.spec = spec
         self._token = token
         self._cgroups = cgroups
@@ -309,7 +311,7 @@ class BotProcess:
             label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS)
         if sandboxed:
             plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
-                        None if ids is None else ids[0], hide, token)
+                        None if ids is None else ids[0], hide, token, game)
             command, env = sandbox.wrap(spec.command, plan), plan.env()
         elif ids is not None:
             command, env = spec.command, self._own_user_env(endpoint, token, ids)
@@ -317,6 +319,7 @@ class BotProcess:
             command = spec.command
             env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                    "PYTHONUNBUFFERED": "1"}
+        env["REFEREE_GAME"] = game
         cgroup = self.cgroup
         parent = os.getpid()
 

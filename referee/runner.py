@@ -121,7 +121,7 @@ class BotInstance:
                 self.runner.logs, Sandbox(cfg.sandbox),
                 instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
                 hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
-                cgroups=self.runner.cgroups)
+                cgroups=self.runner.cgroups, game=self.runner.rules.name)
         except OSError as exc:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
@@ -189,9 +189,8 @@ class Runner(Tournament):
         super().__init__(config, progress, schedule, resume, warn)
         raise_open_files_limit()
         other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
-        self.hub: Hub[BotInstance] = Hub(
-            other_users=other_users, awaits=BotInstance.awaits_reply,
-            game={"name": self.rules.name, "params": self.rules.params})
+        self.hub: Hub[BotInstance] = Hub(other_users=other_users,
+                                         awaits=BotInstance.awaits_reply)
         self.cgroups: RunCgroups | None = None
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)

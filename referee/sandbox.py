@@ -59,6 +59,7 @@ class Plan:
     uid: int | None = None        # the host uid to become (the referee must be root)
     hide: tuple[Path, ...] = field(default=())  # paths under bot_dir to mask (other bots)
     token: str = field(default="", repr=False)
+    game: str = ""                # the run's game (REFEREE_GAME: the SDK loads it early)
 
     def env(self) -> dict[str, str]:
         """The whole environment of a sandboxed bot."""
@@ -66,7 +67,8 @@ class Plan:
                 "HOME": str(HOME), "TMPDIR": str(SCRATCH), "LANG": "C.UTF-8",
                 "PYTHONPATH": str(SDK_MOUNT), "PYTHONUNBUFFERED": "1",
                 "NUMBA_CACHE_DIR": str(HOME / ".numba"),
-                "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token}
+                "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token,
+                "REFEREE_GAME": self.game}
 
 
 @functools.cache

@@ -60,7 +60,11 @@ def package(name: str) -> ModuleType:
     registry = _registry()
     if name not in registry:
         raise GameError(f"unknown game {name!r}: the games are {', '.join(registry)}")
-    return importlib.import_module(registry[name])
+    try:
+        return importlib.import_module(registry[name])
+    except ImportError as exc:
+        raise GameError(f"game {name}: its package {registry[name]} cannot be imported: "
+                        f"{exc}") from None
 
 
 def schema(name: str) -> tuple[Param, ...]:
