@@ -12,13 +12,17 @@ subprocess:
 (b) a flooding bot (``tests/hostile/flood_player``): a child of the third bot floods
     tiny junk without end on 6 more connections that never say hello;
 (c) a non-helloed flooder (``tests/hostile/big_stranger``): a child of the third bot
-    sends valid ~60 kB messages without end on 4 connections that never say hello.
+    sends valid ~60 kB messages without end on 4 connections that never say hello;
+(d) a CPU hog (``tests/hostile/spinning_player``): two children of the third bot spin
+    without end, sending nothing.
 
 Time is the journal's window, from the first game's start to the last game's end (bot
 start-up left out). The three runs are repeated in turn (``--repeats``, default 3) and
 each column keeps its least disturbed (fastest) run, so that other load on the machine
 falls on all three alike. Each run's game results (places) must equal the baseline's.
-Target: each flooded run at most 1.2 x the baseline's time.
+Target: each flooded run at most 1.2 x the baseline's time. A pool of up to seven
+processes plays for the third bot, each with its own children: (d) keeps up to 14
+processes spinning on a 2-core machine.
 """
 
 from __future__ import annotations
@@ -75,10 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         bots = d / "bots"
         bots.mkdir()
         shutil.copy(RAWWIRE, bots / "rawwire.py")
-        for name in ("flood_player", "big_stranger"):
+        for name in ("flood_player", "big_stranger", "spinning_player"):
             shutil.copy(HOSTILE / name, bots / name)
         columns = {"(a) baseline": CALLER, "(b) flooding bot": bots / "flood_player",
-                   "(c) non-helloed flooder": bots / "big_stranger"}
+                   "(c) non-helloed flooder": bots / "big_stranger",
+                   "(d) CPU hog": bots / "spinning_player"}
         runs: dict[str, list[dict]] = {label: [] for label in columns}
         for rep in range(args.repeats):
             for i, (label, third) in enumerate(columns.items()):

@@ -8,11 +8,13 @@ one that was killed leaves them, and the next run's referee removes them.
 
 cgroup v1 (a ``memory`` and a ``pids`` hierarchy, both writable):
 ``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes`` where swap is accounted)
-and ``pids.max``; where the ``cpu`` hierarchy is writable too, the run's bots together
-get ``cpu.shares`` of RUN_CPU_SHARES, as much as any one process group (the referee's
-own, under the kernel's autogroups), so bots that keep every core busy (flooding, or
-just spinning in idle processes of the pool) cannot starve the referee: without it,
-each bot process tree weighs as much as the whole referee.
+and ``pids.max``. Where the ``cpu`` hierarchy is writable too, CPU is shared by bot, not
+by process: the run's bots together weigh as much as any one process group (the
+referee's own, under the kernel's autogroups), and each bot's processes share one
+group in that (``<run>/<bot>/<label>``). So a bot that keeps cores busy (spinning
+children in every process of its pool) takes its own share only, neither the
+referee's nor the other bots': without it, each of its process trees weighs as much as
+the whole referee.
 cgroup v2: only where the referee's cgroup already delegates the
 ``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
 ``memory.max``, ``memory.swap.max`` and ``pids.max``.
@@ -167,6 +169,14 @@ class BotCgroup:
                 _rmdir(d)
 
 
+def _remove_tree(d: Path) -> None:
+    """Kill what is in cgroup ``d`` and in the cgroups under it, and remove them all."""
+    for child in d.iterdir() if d.exists() else ():
+        if child.is_dir():
+            _remove_tree(child)
+    BotCgroup((d,)).remove()
+
+
 def _rmdir(d: Path) -> bool:
     """Remove a cgroup directory; an exited task leaves its cgroup a moment after it is
     seen dead, so try for a second."""
@@ -196,10 +206,7 @@ def sweep(support: Support) -> None:
                 pass
             except (ValueError, PermissionError):
                 continue
-            for d in run.iterdir():
-                if d.is_dir():
-                    BotCgroup((d,)).remove()
-            _rmdir(run)
+            _remove_tree(run)
 
 
 def sweep_here() -> None:
@@ -236,13 +243,17 @@ class RunCgroups:
         support = detect()
         return cls(support) if support.version else None
 
-    def bot(self, label: str, memory_bytes: int, tasks: int) -> BotCgroup:
-        """A new cgroup for one bot process tree: at most ``memory_bytes`` (0: no cap) and
-        ``tasks`` processes and threads."""
+    def bot(self, label: str, memory_bytes: int, tasks: int, bot: str) -> BotCgroup:
+        """A new cgroup for one process tree of bot ``bot``: at most ``memory_bytes`` (0:
+        no cap) and ``tasks`` processes and threads."""
         if label in self._bots:
             self._bots.pop(label).remove()
-        dirs = tuple(d / label for d in self.dirs)
+        dirs = tuple(d / label for d in self.dirs[:2])
+        if len(self.dirs) == 3:  # the bot's CPU group, then the process's in it
+            dirs += (self.dirs[2] / bot / label,)
         try:
+            if len(dirs) == 3:
+                dirs[2].parent.mkdir(exist_ok=True)
             for d in dirs:
                 d.mkdir()
             if self.support.version == "v1":
@@ -282,10 +293,7 @@ class RunCgroups:
             group.remove()
         self._bots.clear()
         for d in self.dirs:
-            for child in d.iterdir() if d.exists() else ():
-                if child.is_dir():
-                    BotCgroup((child,)).remove()
-        self._remove_dirs()
+            _remove_tree(d)
         atexit.unregister(self.remove)
 
     def _remove_dirs(self) -> None:

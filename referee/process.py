@@ -308,7 +308,7 @@ class BotProcess:
         sandboxed = sandbox.kind != "none"
         ids = limits.ids_for(instance, sandboxed)
         self.cgroup = None if cgroups is None else cgroups.bot(
-            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS)
+            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name))
         if sandboxed:
             plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
                         None if ids is None else ids[0], hide, token, game)

@@ -346,10 +346,11 @@ def test_counters_json_names_every_kind_of_drop(tmp_path):
     assert proc.returncode == 0, proc.stderr
     c = counters(out)
     assert set(c["bots"]["flood_bot"]) == {"stale", "unsolicited", "flood",
-                                           "connections_closed", "restarts", "start_failures"}
+                                           "connections_closed", "processes_killed",
+                                           "restarts", "start_failures"}
     assert set(c["hub"]) == {"unbound", "unbound_oversize", "unbound_closed", "refused",
                              "foreign_hello", "duplicate_hello", "flood", "unsolicited",
                              "connections_foreign", "connections_bot_cap",
-                             "connections_total_cap"}
+                             "connections_total_cap", "processes_killed"}
     assert c["bots"]["flood_bot"]["unsolicited"] == c["hub"]["unsolicited"] > 0
     assert_nothing_left(tmp_path)
