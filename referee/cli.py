@@ -180,7 +180,7 @@ DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /t
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
-         "each worker. Needs the cluster extra (docs/cluster.md).")] = None
+         "each worker. Needs the cluster extra (docs/cluster.md).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
