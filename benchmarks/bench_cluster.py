@@ -12,8 +12,9 @@ prints a table.
     ``duration_s``), and from the command's start to its exit (start-up included). Each
     row checks that its leaderboard is the first row's.
 (b) The coordinator's own ceiling: ``ClusterPool`` on a ``LocalCluster`` of one worker
-    whose tasks answer at once with the records of a game played in (a) (the record and
-    transcript of game ``i mod n``, renumbered): games per second it schedules, hands
+    whose tasks answer at once with the records of a game played in (a) (the record of
+    game ``i mod n``, renumbered, and its transcript line as recorded): games per second
+    it schedules, hands
     out, journals (``games.jsonl`` and ``transcripts.jsonl``) and counts, and the time of
     the final leaderboard fit over the whole journal. Aim: 5,000 games/s.
 """
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
 
-_canned: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []  # in the Dask worker
+_canned: list[tuple[dict[str, Any], bytes]] = []  # in the Dask worker
 
 
 def referee_run(tmp: Path, name: str, games: int, *extra: str) -> dict[str, Any]:
@@ -56,20 +57,19 @@ def referee_run(tmp: Path, name: str, games: int, *extra: str) -> dict[str, Any]
             "board": (board["rows"], board["inputs_hash"])}
 
 
-def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, list]]:
+def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
     """A task that answers at once: the recorded game ``index mod n`` of the run in
-    ``payload.config.out.parent / 'reference'``, renumbered."""
+    ``payload.config.out.parent / 'reference'``, renumbered. Its transcript line is
+    made once per recorded game: a real worker makes it while its bots play."""
     if not _canned:
-        from referee.journal import read_games, read_transcripts
+        from referee.journal import read_games, read_transcripts, transcript_line
 
         ref = payload.config.out.parent / "reference"
         transcripts = read_transcripts(ref)
-        _canned.extend((r, transcripts[r["game"]]["events"]) for r in read_games(ref))
-    out = []
-    for g in games:
-        record, events = _canned[g.index % len(_canned)]
-        out.append(({**record, "game": g.index, "seed": g.seed}, events))
-    return out
+        _canned.extend((r, transcript_line(r, transcripts[r["game"]]["events"]))
+                       for r in read_games(ref))
+    return [({**record, "game": g.index, "seed": g.seed}, line)
+            for g in games for record, line in [_canned[g.index % len(_canned)]]]
 
 
 def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:

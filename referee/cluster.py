@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.config import ConfigError, RunConfig
+from referee.journal import transcript_line
 from referee.process import BotSpec
 from referee.runner import BotStartError
 from referee.schedule import ScheduledGame
@@ -61,7 +62,9 @@ IDLE_S = 30.0             # a referee worker with no batch this long ends itself
 THREADS_PER_WORKER = BATCHES_PER_WORKER  # of each worker of ``--cluster local:N``
 WORKERS_EVERY_S = 1.0     # how often the coordinator asks how many workers there are
 
-Record = tuple[dict[str, Any], list[dict[str, Any]]]  # a game's record and its events
+# A game's record, and its line of ``transcripts.jsonl``: made on the worker, so that the
+# coordinator neither decodes nor encodes the events (``referee.journal``).
+Record = tuple[dict[str, Any], bytes]
 BatchFn = Callable[["RunPayload", list[ScheduledGame]], list[Record]]
 
 
@@ -212,9 +215,10 @@ class RunHost:
                     break
                 if kind == "done":
                     record, events = args
+                    done = (record, transcript_line(record, events))
                     with self._cond:
                         if record["game"] in self._waiting:
-                            self._waiting[record["game"]] = (record, events)
+                            self._waiting[record["game"]] = done
                             self._cond.notify_all()
                 elif kind == "closed":
                     self.counters = args[0]
@@ -436,5 +440,5 @@ class ClusterPool(Tournament):
         if [r["game"] for r, _ in records] != wanted:
             raise WorkerError(f"a worker sent back games {[r['game'] for r, _ in records]} "
                               f"for batch {wanted}")
-        for record, events in records:
-            self.journal_game(record, events)
+        for record, transcript in records:
+            self.journal_encoded(record, transcript)
