@@ -82,8 +82,13 @@ def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     (tmp / "reference").symlink_to(reference)
     config = replace(load_config(reference), out=tmp / "ceiling", games=games)
     config.out.mkdir()
+    # By reference, not by value as a function of __main__ would be: the worker's
+    # module keeps the lines it made from one batch to the next.
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_cluster import instant_batch as by_reference
+
     cluster = connect("local:1")
-    pool = ClusterPool(config, cluster, batch_fn=instant_batch, batch_games=512)
+    pool = ClusterPool(config, cluster, batch_fn=by_reference, batch_games=512)
     start = time.perf_counter()
     pool.run()
     played = time.perf_counter() - start
