@@ -376,14 +376,15 @@ def resume(
     try:
         config = load_config(run_dir)
         check_out(config.out, new_run=False)
+        if cluster is not None and config.in_process:
+            raise ConfigError("--cluster plays bot processes; this run is played in-process")
         if config.format == "sprt":  # the test goes on from its journal
             test, max_games = load_test(run_dir)
-            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True,
+                                      cluster=join_cluster(cluster)))
         local = load_local_bots(config.bots) if config.in_process else None
         if local is None and config.sandbox != "none" and cluster is None:
             resolve(config.sandbox)  # the run's sandbox must still work here
-        if cluster is not None and local is not None:
-            raise ConfigError("--cluster plays bot processes; this run is played in-process")
         remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
@@ -719,6 +720,7 @@ def sprt(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    cluster: ClusterOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -740,16 +742,19 @@ def sprt(
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
                                      secret_file=secret_file), format="sprt")
+        remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
-    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
+                              cluster=remote))
 
 
-def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
-    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
-    exit code of ``referee sprt``."""
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False,
+             cluster: Cluster | None = None) -> int:
+    """Play (or go on with) the SPRT of ``config``, on ``cluster`` if given; prints the
+    verdict, returns the exit code of ``referee sprt``."""
     global _sprt_verdict, _sprt_mode
     _sprt_mode = True
     cand = config.bots[0].name
@@ -777,7 +782,7 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, test, max_games, on_update, resume))
+            result.append(play_sprt(config, test, max_games, on_update, resume, cluster))
         finally:
             if live_on:
                 live.stop()

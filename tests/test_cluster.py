@@ -5,6 +5,7 @@ seed and deal secret, through the loss of a worker and a ``kill -9`` of the coor
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -202,3 +203,20 @@ def test_a_bad_cluster_address_is_a_usage_error(tmp_path: Path) -> None:
         err = lines(res.stderr)
         assert len(err) == 1 and err[0].startswith(f"error: --cluster {address}: ") \
             and why in err[0], err
+
+
+def test_sprt_on_a_local_cluster(tmp_path: Path) -> None:
+    caller, rnd = bots(tmp_path)[1:3]
+    verdicts = []
+    for how in ([], ["--cluster", "local:2"]):
+        out = tmp_path / f"sprt{len(how)}"
+        res = referee("sprt", "--candidate", caller, "--baseline", rnd, "--seed", "3",
+                      *secret(tmp_path), "--max-games", "400", "--out", str(out), *how,
+                      cwd=tmp_path, timeout=300)
+        verdicts.append((res.returncode, json.loads((out / "sprt.json").read_text())
+                         ["verdict"]))
+        games = [r["game"] for r in read_games(out)]
+        assert len(games) == len(set(games))  # each game once
+        assert verify_run(out, complete=False).games == len(games)
+    assert verdicts == [(0, "H1"), (0, "H1")], verdicts
+    assert_nothing_left(tmp_path)
