@@ -143,7 +143,7 @@ class RunHost:
         self.closed = threading.Event()
         self.last_used = time.monotonic()
         self._cond = threading.Condition()
-        self._waiting: dict[int, list[Record] | None] = {}  # game index -> its record
+        self._waiting: dict[int, Record | None] = {}  # game index -> its record, once back
         self._send_lock = threading.Lock()
         self._started = threading.Event()
         self._proc: WorkerProcess | None = None

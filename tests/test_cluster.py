@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -220,3 +221,18 @@ def test_sprt_on_a_local_cluster(tmp_path: Path) -> None:
         assert verify_run(out, complete=False).games == len(games)
     assert verdicts == [(0, "H1"), (0, "H1")], verdicts
     assert_nothing_left(tmp_path)
+
+
+def test_a_worker_refuses_a_bot_file_whose_hash_differs(tmp_path: Path) -> None:
+    from referee.cluster import BotFile, BotFileMismatch
+    from referee.process import resolve_bots
+
+    spec = resolve_bots([bots(tmp_path)[1]])[0]
+    sent = BotFile.read(spec)
+    placed = sent.place(tmp_path / "worker")
+    assert placed.path.read_bytes() == spec.path.read_bytes()
+    assert placed.path.parent.name == spec.sha256 and placed.sha256 == spec.sha256
+    tampered = replace(sent, data=sent.data + b"\n# changed on the way\n")
+    with pytest.raises(BotFileMismatch, match=f"not the run's {spec.sha256}; refused"):
+        tampered.place(tmp_path / "other")
+    assert not (tmp_path / "other" / spec.sha256).exists()
