@@ -29,7 +29,9 @@ come for ``IDLE_S``.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import signal
 import tempfile
 import threading
 import time
@@ -314,8 +316,16 @@ def connect(address: str) -> Cluster:
         except ValueError:
             raise ClusterError(f"--cluster {address}: write local:N with N a number of "
                                "workers, 1 or more") from None
-        local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
-                             processes=True, dashboard_address=None)
+        # A Ctrl-C on the terminal is the coordinator's to handle (it ends the workers'
+        # games itself): the worker processes are started with SIGINT ignored, which they
+        # keep (Python and asyncio leave an ignored SIGINT alone).
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
+                                 processes=True, dashboard_address=None,
+                                 silence_logs=logging.ERROR)
+        finally:
+            signal.signal(signal.SIGINT, previous)
         return Cluster(address, Client(local), local)
     if "://" not in address:
         raise ClusterError(f"--cluster {address}: give a scheduler address such as "

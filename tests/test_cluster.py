@@ -185,6 +185,21 @@ def test_local_cluster(tmp_path: Path, one_process: Path) -> None:
     assert_nothing_left(tmp_path)
 
 
+def test_ctrl_c_on_a_local_cluster_and_resume(tmp_path: Path, one_process: Path) -> None:
+    out = tmp_path / "run"
+    proc = start(tmp_path, out, "local:2")
+    wait_games(out, 4, timeout_s=120)
+    os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: the whole foreground group
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert lines(err)[-1].startswith("interrupted: ") and f"referee resume {out}" in err
+    assert "Traceback" not in err and "WARNING" not in err, err
+    res = referee("resume", str(out), "--cluster", "local:2", cwd=tmp_path, timeout=300)
+    assert res.returncode == 0, res.stderr
+    check_same_run(out, one_process)
+    assert_nothing_left(tmp_path)
+
+
 def test_unreachable_scheduler_is_a_one_line_error(tmp_path: Path) -> None:
     address = f"tcp://127.0.0.1:{free_port()}"
     res = referee("run", *bots(tmp_path), *RUN, "--cluster", address, "--out",
