@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 import uuid
+from asyncio import CancelledError
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import islice
@@ -275,7 +276,7 @@ def _reap_when_idle(host: RunHost) -> None:
 
 
 def play_batch(payload: RunPayload, games: list[ScheduledGame]) -> list[Record]:
-    """The Dask task: play ``games`` on this worker; their records and events."""
+    """The Dask task: play ``games`` on this worker; their records (``Record``)."""
     return _host(payload).play(games)
 
 
@@ -372,29 +373,15 @@ class ClusterPool(Tournament):
         """Keep BATCHES_PER_WORKER batches in flight per worker; journal each batch's
         games when its task is done. After ``stop()``, the batches in flight are waited
         for; after ``interrupt()``, they are abandoned."""
-        from distributed import wait
-
         more = True
         while not self.stopping:
             if more:
                 more = self._hand_out(games)
             if not more and not self._inflight:
                 return
-            try:
-                done = wait(list(self._inflight), timeout=TICK_S,
-                            return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                continue
-            for future in done:
-                self._collect(future)
+            self._collect_some()
         while self._inflight and not self.interrupted:
-            try:
-                done = wait(list(self._inflight), timeout=TICK_S,
-                            return_when="FIRST_COMPLETED").done
-            except TimeoutError:
-                continue
-            for future in done:
-                self._collect(future)
+            self._collect_some()
         for future, batch in self._inflight.items():  # interrupted: abandoned
             future.cancel()
             self.abandoned += [g.index for g in batch]
@@ -435,6 +422,20 @@ class ClusterPool(Tournament):
             self._workers_at = now
             self._n_workers = max(1, len(self.cluster.client.scheduler_info()["workers"]))
         return self._n_workers
+
+    def _collect_some(self) -> None:
+        """Wait up to TICK_S for batches in flight, and journal those that are done."""
+        from distributed import wait
+
+        try:
+            done = wait(list(self._inflight), timeout=TICK_S, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            return
+        except CancelledError as exc:  # the scheduler forgot them (it was restarted)
+            raise WorkerError(f"the cluster dropped the run's batches: "
+                              f"{str(exc).splitlines()[0]}") from None
+        for future in done.done:
+            self._collect(future)
 
     def _collect(self, future: Any) -> None:
         """Journal a finished batch's games (each once: it is taken off ``_inflight``)."""

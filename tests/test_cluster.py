@@ -152,6 +152,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, dask_cluster: Das
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 0, stderr
     assert f"cluster {dask_cluster.address}" in stdout
+    assert "Traceback" not in stderr, stderr
     check_same_run(out, one_process)
     for n in range(2):  # the killed worker's bots died with it; the other's were ended
         assert_no_bots_left(dask_cluster.dir(n))
