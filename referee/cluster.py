@@ -36,8 +36,8 @@ import tempfile
 import threading
 import time
 import uuid
-from asyncio import CancelledError
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
