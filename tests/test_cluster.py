@@ -240,7 +240,7 @@ def test_sprt_on_a_local_cluster(tmp_path: Path) -> None:
 
 
 def test_a_worker_refuses_a_bot_file_whose_hash_differs(tmp_path: Path) -> None:
-    from referee.cluster import BotFile, BotFileMismatch
+    from referee.clusterhost import BotFile, BotFileMismatch
     from referee.process import resolve_bots
 
     spec = resolve_bots([bots(tmp_path)[1]])[0]
