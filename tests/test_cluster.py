@@ -73,6 +73,15 @@ class DaskCluster:
         with Client(self.address, timeout=30) as client:
             client.wait_for_workers(n, timeout=60)
 
+    def batches_rerun(self) -> int:
+        """Batch tasks that were running on a worker when it died (the scheduler marks
+        each suspicious and runs it again elsewhere)."""
+        from distributed import Client
+
+        with Client(self.address, timeout=30) as client:
+            return client.run_on_scheduler(
+                lambda dask_scheduler: dask_scheduler.task_prefixes["play_batch"].suspicious)
+
     def kill_worker(self, n: int) -> None:
         self.workers[n].kill()
         self.workers[n].wait()
@@ -153,6 +162,7 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, dask_cluster: Das
     assert proc.returncode == 0, stderr
     assert f"cluster {dask_cluster.address}" in stdout
     assert "Traceback" not in stderr, stderr
+    assert dask_cluster.batches_rerun() >= 1  # the killed worker's games were played again
     check_same_run(out, one_process)
     for n in range(2):  # the killed worker's bots died with it; the other's were ended
         assert_no_bots_left(dask_cluster.dir(n))
