@@ -96,12 +96,13 @@ def connect(address: str) -> Cluster:
                                "workers, 1 or more") from None
         # A Ctrl-C on the terminal is the coordinator's to handle (it ends the workers'
         # games itself): the worker processes are started with SIGINT ignored, which they
-        # keep (Python and asyncio leave an ignored SIGINT alone).
+        # keep (Python and asyncio leave an ignored SIGINT alone). What fails in a task
+        # the coordinator reports in one line: the workers' own logs would repeat it.
         previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
                                  processes=True, dashboard_address=None,
-                                 silence_logs=logging.ERROR)
+                                 silence_logs=logging.CRITICAL)
         finally:
             signal.signal(signal.SIGINT, previous)
         return Cluster(address, Client(local), local)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,7 +26,15 @@ from referee.verify import verify_run  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import BIN, REFEREE, _procs, assert_nothing_left, lines, referee  # noqa: E402
+from harness import (  # noqa: E402
+    BIN,
+    FAULTY,
+    REFEREE,
+    _procs,
+    assert_nothing_left,
+    lines,
+    referee,
+)
 from test_resume import bots, leaderboard, outcome, wait_games  # noqa: E402
 
 GAMES = 72
@@ -208,6 +217,20 @@ def test_ctrl_c_on_a_local_cluster_and_resume(tmp_path: Path, one_process: Path)
     res = referee("resume", str(out), "--cluster", "local:2", cwd=tmp_path, timeout=300)
     assert res.returncode == 0, res.stderr
     check_same_run(out, one_process)
+    assert_nothing_left(tmp_path)
+
+
+def test_a_bot_that_cannot_start_on_a_worker(tmp_path: Path) -> None:
+    crash = tmp_path / "crash_at_start.py"
+    shutil.copy(FAULTY / crash.name, crash)
+    res = referee("run", "--bots", str(crash), *bots(tmp_path)[1:3], "--players", "2",
+                  "--games", "4", "--start-timeout", "10s", "--cluster", "local:1", "--out",
+                  str(tmp_path / "run"), cwd=tmp_path, timeout=120)
+    assert res.returncode == 3, res.stderr
+    err = lines(res.stderr)
+    assert len(err) == 1 and err[0].startswith("error: bot crash_at_start ") \
+        and "exited with code 3" in err[0], err
+    assert read_games(tmp_path / "run") == []
     assert_nothing_left(tmp_path)
 
 
