@@ -47,12 +47,26 @@ from referee.tournament import ProgressFn, Tournament
 from referee.workers import TICK_S, WorkerError, sum_counters
 
 CONNECT_TIMEOUT_S = 10.0  # for the scheduler to answer
-BATCH_PER_SLOT = 4        # games of a batch per game slot of a worker
+BATCH_PER_SLOT = 4        # games of a batch per game slot of a worker, at least
+BATCH_S = 1.0             # ... and as many as a worker plays in this long
+BATCH_MAX = 1024          # games of a batch, at most
 BATCHES_PER_WORKER = 2    # batches in flight per Dask worker: one plays, one waits
 THREADS_PER_WORKER = BATCHES_PER_WORKER  # of each worker of ``--cluster local:N``
 WORKERS_EVERY_S = 1.0     # how often the coordinator asks how many workers there are
 
 BatchFn = Callable[[RunPayload, list[ScheduledGame]], list[Record]]
+
+
+def batch_size(games_per_s: float, least: int) -> int:
+    """The games of a batch for a worker that plays ``games_per_s``: BATCH_S of its
+    play, so that the coordinator handles few tasks however fast the workers are, and a
+    worker that dies costs little; ``least`` at least (its slots' worth), BATCH_MAX at
+    most.
+
+    >>> batch_size(70.0, 4), batch_size(0.5, 4), batch_size(1e6, 4)
+    (70, 4, 1024)
+    """
+    return max(least, min(BATCH_MAX, int(games_per_s * BATCH_S)))
 
 
 class ClusterError(RuntimeError):
@@ -126,14 +140,17 @@ class ClusterPool(Tournament):
                  schedule: Iterable[ScheduledGame] | None = None, resume: bool = False,
                  warn: Any = None, batch_fn: BatchFn = play_batch, batch_games: int = 0):
         """As ``Runner``; ``batch_fn`` is the task (the benchmark's coordinator ceiling
-        gives one that answers at once); ``batch_games`` the games of a batch (0:
-        BATCH_PER_SLOT per slot of a worker)."""
+        gives one that answers at once); ``batch_games`` the games of a batch (0: sized
+        as the run goes, ``batch_size``)."""
         super().__init__(config, progress, schedule, resume, warn)
         if config.in_process:
             raise ConfigError("--cluster plays bot processes; --in-process plays none")
         self.cluster = cluster
         self.batch_fn = batch_fn
-        self.batch_games = batch_games or max(2, BATCH_PER_SLOT * config.concurrency)
+        self.batch_games = batch_games
+        self._least = max(2, BATCH_PER_SLOT * config.concurrency)
+        self._session_games = 0  # games journalled by this session
+        self._started_at: float | None = None
         self.payload: RunPayload | None = None
         self._payload_future: Any = None
         self._inflight: dict[Any, list[ScheduledGame]] = {}
@@ -184,14 +201,25 @@ class ClusterPool(Tournament):
     def _hand_out(self, games: Iterator[ScheduledGame]) -> bool:
         """Submit batches up to BATCHES_PER_WORKER per worker; False once ``games`` is
         exhausted."""
-        while len(self._inflight) < BATCHES_PER_WORKER * self._workers():
-            batch = list(islice(games, self.batch_games))
+        workers = self._workers()
+        while len(self._inflight) < BATCHES_PER_WORKER * workers:
+            batch = list(islice(games, self._batch_games(workers)))
             if not batch:
                 return False
             future = self.cluster.client.submit(self.batch_fn, self._payload_future, batch,
                                                 pure=False)
             self._inflight[future] = batch
         return True
+
+    def _batch_games(self, workers: int) -> int:
+        """``batch_games``, or ``batch_size`` at the rate each worker has played so far."""
+        if self.batch_games:
+            return self.batch_games
+        now = time.monotonic()
+        if self._started_at is None:
+            self._started_at = now
+        rate = self._session_games / max(now - self._started_at, 1e-3) / workers
+        return batch_size(rate, self._least)
 
     def _workers(self) -> int:
         """The cluster's workers, as the scheduler said at most WORKERS_EVERY_S ago."""
@@ -231,3 +259,4 @@ class ClusterPool(Tournament):
                               f"for batch {wanted}")
         for record, transcript in records:
             self.journal_encoded(record, transcript)
+        self._session_games += len(records)
