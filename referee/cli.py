@@ -51,6 +51,7 @@ from leaderboards import (
 )
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
+from referee.cluster import Cluster, ClusterError, ClusterPool, connect
 from referee.config import (
     FORMATS,
     ConfigError,
@@ -184,6 +185,10 @@ SandboxOpt = Annotated[str, typer.Option(
     help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
          "its files, no network, no other process) or none (trusted bots).")]
 DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
+ClusterOpt = Annotated[str | None, typer.Option(
+    help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
+         "local:N for N workers on this machine; --concurrency is then the games at once on "
+         "each worker. Needs the cluster extra (docs/cluster.md).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
@@ -335,6 +340,7 @@ def run(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    cluster: ClusterOpt = None,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
@@ -347,17 +353,33 @@ def run(
                              limits, sandbox, format=format, duplicate=duplicate,
                              candidates=candidates, baseline=baseline, in_process=in_process,
                              workers=workers, secret_file=secret_file)
+        if cluster is not None and (in_process or workers > 1):
+            raise ConfigError("--cluster plays the games on the cluster's workers: drop "
+                              "--in-process and --workers")
         local = load_local_bots(config.bots) if in_process else None
+        remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(play(config, local))
+    raise typer.Exit(play(config, local, cluster=remote))
+
+
+def join_cluster(address: str | None) -> Cluster | None:
+    """The Dask cluster of ``--cluster``, connected (None without it); ConfigError if
+    it cannot be used."""
+    if address is None:
+        return None
+    try:
+        return connect(address)
+    except ClusterError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 @app.command()
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
+    cluster: ClusterOpt = None,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
@@ -365,17 +387,21 @@ def resume(
     try:
         config = load_config(run_dir)
         check_out(config.out, new_run=False)
+        if cluster is not None and config.in_process:
+            raise ConfigError("--cluster plays bot processes; this run is played in-process")
         if config.format == "sprt":  # the test goes on from its journal
             test, max_games = load_test(run_dir)
-            raise typer.Exit(run_sprt(config, test, max_games, resume=True))
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True,
+                                      cluster=join_cluster(cluster)))
         local = load_local_bots(config.bots) if config.in_process else None
-        if local is None and config.sandbox != "none":
+        if local is None and config.sandbox != "none" and cluster is None:
             resolve(config.sandbox)  # the run's sandbox must still work here
+        remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(play(config, local, resume=True))
+    raise typer.Exit(play(config, local, resume=True, cluster=remote))
 
 
 def guarded(config: RunConfig, body: Callable[[], int]) -> int:
@@ -525,15 +551,20 @@ def planned_games(tournament: Tournament) -> int | None:
     return len(games) if isinstance(games, list) else None
 
 
-def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = False) -> int:
+def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = False,
+         cluster: Cluster | None = None) -> int:
     """Play (or, with ``resume``, go on with) the run of ``config``; returns the exit
-    code. ``local``: the bots, when they are played in-process."""
+    code. ``local``: the bots, when they are played in-process; ``cluster``: the Dask
+    cluster that plays them (``referee.cluster``)."""
     def warn(message: str) -> None:
         say(message)
 
     made: list[Tournament] = []
 
     def make() -> int:
+        if cluster is not None:
+            made.append(ClusterPool(config, cluster, resume=resume, warn=warn))
+            return EXIT_OK
         made.append(LocalRunner(config, local, resume=resume, warn=warn)
                     if local is not None else
                     WorkerPool(config, resume=resume, warn=warn) if config.workers > 1
@@ -553,7 +584,8 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}, "
         f"{deals_note(config)}"
         f"{', in-process' if local is not None else ''}"
-        f"{f', {config.workers} workers' if config.workers > 1 else ''})", to=console)
+        f"{f', {config.workers} workers' if config.workers > 1 else ''}"
+        f"{f', cluster {cluster.address}' if cluster is not None else ''})", to=console)
     if local is None:
         say(describe_isolation(config.sandbox, config.limits), to=console)
     board = LiveBoard(config, total, 0, runner.rules.metric)
@@ -576,7 +608,7 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
             signals: list[int]) -> int:
     """After the games: the counters, then the resume hint (stopped) or the leaderboard
     and bracket (finished); the exit code."""
-    if isinstance(runner, Runner | WorkerPool):
+    if isinstance(runner, Runner | WorkerPool | ClusterPool):
         write_text(config.out / "counters.json",
                    json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
@@ -705,6 +737,7 @@ def sprt(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    cluster: ClusterOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -727,16 +760,19 @@ def sprt(
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
                                      secret_file=secret_file), format="sprt")
+        remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
-    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games))
+    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
+                              cluster=remote))
 
 
-def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False) -> int:
-    """Play (or go on with) the SPRT of ``config``; prints the verdict, returns the
-    exit code of ``referee sprt``."""
+def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False,
+             cluster: Cluster | None = None) -> int:
+    """Play (or go on with) the SPRT of ``config``, on ``cluster`` if given; prints the
+    verdict, returns the exit code of ``referee sprt``."""
     global _sprt_verdict, _sprt_mode
     _sprt_mode = True
     cand = config.bots[0].name
@@ -765,7 +801,7 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, test, max_games, on_update, resume))
+            result.append(play_sprt(config, test, max_games, on_update, resume, cluster))
         finally:
             if live_on:
                 live.stop()

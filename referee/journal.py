@@ -56,12 +56,11 @@ class Journal:
         """Append the game's transcript, then its line. If either write fails, both
         files are cut back to where they were (the game is played again on resume) and
         StorageError says which file failed."""
-        transcript = {"schema_version": SCHEMA_VERSION, "game": record["game"],
-                      "seed": record["seed"], "game_type": record["game_type"],
-                      "params": record["params"], "players": record["players"],
-                      "events": events}
-        lines = [(json.dumps(doc, separators=(",", ":")) + "\n").encode()
-                 for doc in (transcript, record)]
+        self.append_encoded(record, transcript_line(record, events))
+
+    def append_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
+        """``append``, with the transcript's line already made (``transcript_line``)."""
+        lines = [transcript, _line(record)]
         sizes = [os.fstat(fd).st_size for fd in self._fds]
         for path, fd, data in zip(self._paths, self._fds, lines, strict=True):
             try:
@@ -79,6 +78,18 @@ class Journal:
         for fd in self._fds:
             os.close(fd)
         self._fds = []
+
+
+def transcript_line(record: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
+    """The line of ``transcripts.jsonl`` for a game's record and events."""
+    return _line({"schema_version": SCHEMA_VERSION, "game": record["game"],
+                  "seed": record["seed"], "game_type": record["game_type"],
+                  "params": record["params"], "players": record["players"],
+                  "events": events})
+
+
+def _line(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, separators=(",", ":")) + "\n").encode()
 
 
 def repair_journal(run_dir: Path, warn: Any = None) -> None:

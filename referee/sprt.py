@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from leaderboards.sprt import Sprt, game_score
+from referee.cluster import Cluster, ClusterPool
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
 from referee.runner import Runner
+from referee.tournament import Tournament
 
 CANDIDATE, BASELINE = 0, 1  # bot indices in the config
 SPRT_FILE = "sprt.json"
@@ -107,10 +109,11 @@ def load_test(run_dir: Path) -> tuple[Sprt, int]:
 
 def play_sprt(config: RunConfig, test: Sprt, max_games: int,
               on_update: Callable[[SprtMatch], None] | None = None,
-              resume: bool = False) -> SprtMatch:
+              resume: bool = False, cluster: Cluster | None = None) -> SprtMatch:
     """Run the SPRT match, or with ``resume`` go on with the one in ``config.out``;
     ``config.bots`` is (candidate, baseline), two players, and ``config.format`` is
-    ``sprt``: at most ``max_games`` games (whole pairs)."""
+    ``sprt``: at most ``max_games`` games (whole pairs). ``cluster``: the Dask cluster
+    that plays them (``referee.cluster``)."""
     match = SprtMatch(test, config.bots[CANDIDATE].name, config.bots[BASELINE].name,
                       max_games)
     if resume:
@@ -120,7 +123,7 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
         config.out.mkdir(parents=True, exist_ok=True)
     match.write(config.out)
 
-    def progress(runner: Runner, record: dict[str, Any]) -> None:
+    def progress(runner: Tournament, record: dict[str, Any]) -> None:
         match.on_game(record)
         if match.decided_at_pairs is not None:
             runner.stop()
@@ -129,7 +132,9 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
 
     try:
         if match.decided_at_pairs is None:
-            Runner(config, progress=progress, resume=resume).run()
+            runner = (Runner(config, progress=progress, resume=resume) if cluster is None
+                      else ClusterPool(config, cluster, progress=progress, resume=resume))
+            runner.run()
     finally:
         match.write(config.out)
     return match

@@ -35,6 +35,7 @@ from referee.journal import (
     JournalRecords,
     check_journal,
     game_of,
+    transcript_line,
 )
 from referee.rundir import CONFIG_FILE, write_text
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
@@ -141,8 +142,13 @@ class Tournament:
 
     def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
         """Append a finished game to the journal, then tell the progress callback."""
+        self.journal_encoded(record, transcript_line(record, events))
+
+    def journal_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
+        """``journal_game``, with the transcript's line already made where the game
+        was played (``referee.cluster``)."""
         assert self._journal is not None
-        self._journal.append(record, events)
+        self._journal.append_encoded(record, transcript)
         self.played += 1
         if self.progress:
             self.progress(self, record)

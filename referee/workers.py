@@ -143,13 +143,7 @@ class WorkerPool(Tournament):
 
     def counters_report(self) -> dict[str, Any]:
         """``Runner.counters_report`` summed over the workers."""
-        total = {"bots": {b.name: vars(BotCounters()) for b in self.config.bots},
-                 "hub": HubCounters().as_dict()}
-        for report in self._reports:
-            for name, counts in report["bots"].items():
-                _add(total["bots"][name], counts)
-            _add(total["hub"], report["hub"])
-        return total
+        return sum_counters(self.config, self._reports)
 
     def open(self) -> None:
         """Start the workers (all at once) and wait until each has its bots ready."""
@@ -235,6 +229,17 @@ class WorkerPool(Tournament):
                 text = args[0]
                 raise WorkerError(f"worker {w.number}: {text.strip().splitlines()[-1]}") \
                     from WorkerTraceback(text)
+
+
+def sum_counters(config: RunConfig, reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """The workers' ``Runner.counters_report``s summed: the run's ``counters.json``."""
+    total = {"bots": {b.name: vars(BotCounters()) for b in config.bots},
+             "hub": HubCounters().as_dict()}
+    for report in reports:
+        for name, counts in report["bots"].items():
+            _add(total["bots"][name], counts)
+        _add(total["hub"], report["hub"])
+    return total
 
 
 def _add(into: dict[str, int], more: dict[str, int]) -> None:

@@ -1,0 +1,241 @@
+"""The Dask worker's side of ``--cluster`` (``referee.cluster`` is the coordinator's).
+
+A Dask task (``play_batch``) plays a batch of a run session's games in the session's
+referee worker on this Dask worker (``RunHost``): the very ``python -m referee.workers``
+process of ``--workers``, started once per session and shared by the session's batches
+that run here, each in a task thread of its own. It sends each game's record with its
+``transcripts.jsonl`` line ready-made (``Record``), so that the coordinator only writes.
+
+Bot files arrive with the session (``BotFile``), addressed by their sha256; each is
+written into a directory of its own and refused if its bytes hash to another sha256.
+The referee worker dies with this Dask worker (Linux's parent-death signal, which
+follows the thread that started it: a thread of its own, living as long as it), and
+its bots with it. A session no batch has used for ``IDLE_S`` is ended: its
+coordinator has gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from referee.config import RunConfig
+from referee.journal import transcript_line
+from referee.process import BotSpec
+from referee.runner import BotStartError
+from referee.schedule import ScheduledGame
+from referee.workers import CLOSE_S, WorkerError, WorkerProcess, WorkerTraceback
+
+IDLE_S = 30.0  # a referee worker with no batch this long ends itself
+
+# A game's record, and its line of ``transcripts.jsonl``: made on the worker, so that the
+# coordinator neither decodes nor encodes the events (``referee.journal``).
+Record = tuple[dict[str, Any], bytes]
+
+
+class BotFileMismatch(ValueError):
+    """A bot file whose bytes do not hash to the sha256 the run recorded."""
+
+
+@dataclass(frozen=True)
+class BotFile:
+    """A bot file as it travels with the run: its bytes, addressed by their sha256."""
+
+    name: str
+    filename: str
+    sha256: str
+    mode: int
+    data: bytes
+
+    @classmethod
+    def read(cls, spec: BotSpec) -> BotFile:
+        return cls(spec.name, spec.path.name, spec.sha256, spec.path.stat().st_mode & 0o755,
+                   spec.path.read_bytes())
+
+    def place(self, root: Path) -> BotSpec:
+        """Write the file to ``root/<sha256>/<filename>`` (a directory of its own: what
+        its sandbox shows it) and return its spec there; BotFileMismatch if its bytes are
+        not those the run recorded."""
+        digest = hashlib.sha256(self.data).hexdigest()
+        if digest != self.sha256:
+            raise BotFileMismatch(f"bot {self.name}: the file received has sha256 {digest}, "
+                                  f"not the run's {self.sha256}; refused")
+        path = root / self.sha256 / self.filename
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            part = path.with_name(path.name + ".part")
+            part.write_bytes(self.data)
+            part.chmod(self.mode)
+            part.replace(path)
+        return BotSpec(self.name, path, self.sha256)
+
+
+@dataclass(frozen=True)
+class RunPayload:
+    """What every worker needs to play a run session's games: its configuration (the
+    coordinator's; ``out`` and the bots' paths are made local on the worker) and its
+    bot files. ``key`` names the session."""
+
+    key: str
+    config: RunConfig
+    files: tuple[BotFile, ...]
+
+    def local_config(self, root: Path) -> RunConfig:
+        """The configuration of this session's referee worker on this host."""
+        bots = tuple(f.place(root / "bots") for f in self.files)
+        return replace(self.config, out=root / "run", bots=bots, workers=1)
+
+
+class RunHost:
+    """On a Dask worker: the referee worker process of one run session, shared by the
+    session's batches that run there (each in a task thread of its own)."""
+
+    def __init__(self, payload: RunPayload, root: Path):
+        self.key = payload.key
+        self.config = payload.local_config(root)
+        self.config.out.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.failure: BaseException | None = None
+        self.counters: dict[str, Any] | None = None  # once closed
+        self.closed = threading.Event()
+        self.last_used = time.monotonic()
+        self._cond = threading.Condition()
+        self._waiting: dict[int, Record | None] = {}  # game index -> its record, once back
+        self._send_lock = threading.Lock()
+        self._started = threading.Event()
+        self._proc: WorkerProcess | None = None
+        # The thread that starts the process lives as long as it: Linux's parent-death
+        # signal follows the thread that started a process, not its process.
+        threading.Thread(target=self._serve, name=f"referee-{self.key}", daemon=True).start()
+        self._started.wait()
+
+    def play(self, games: list[ScheduledGame]) -> list[Record]:
+        """Play ``games`` in this host's referee worker; their records, in their order."""
+        indexes = [g.index for g in games]
+        with self._cond:
+            self._check()
+            for i in indexes:
+                self._waiting[i] = None
+        try:
+            for g in games:
+                self._send("game", g)
+            with self._cond:
+                while not all(self._waiting[i] is not None for i in indexes):
+                    self._check()
+                    self._cond.wait(1.0)
+                return [self._waiting[i] for i in indexes]  # type: ignore[misc]
+        finally:
+            with self._cond:
+                for i in indexes:
+                    self._waiting.pop(i, None)
+                self.last_used = time.monotonic()
+
+    def idle_for(self) -> float:
+        with self._cond:
+            return 0.0 if self._waiting else time.monotonic() - self.last_used
+
+    def close(self) -> dict[str, Any] | None:
+        """Tell the referee worker to quit (abandoning its games) and wait until it has
+        ended its bots; its counters (None if it failed)."""
+        self._send("quit")
+        self.closed.wait(CLOSE_S + 2.0)
+        return self.counters
+
+    def _check(self) -> None:
+        if self.failure is not None:
+            raise self.failure
+        if self.closed.is_set():
+            raise WorkerError(f"the referee worker of run session {self.key} has ended")
+
+    def _send(self, *message: Any) -> None:
+        with self._send_lock:
+            if self._proc is not None:
+                self._proc.send(*message)
+
+    def _serve(self) -> None:
+        """Start the referee worker process, then take what it sends until it closes."""
+        try:
+            self._proc = WorkerProcess(0, 0, self.config)
+        except BaseException as exc:
+            self._fail(exc)
+            self.closed.set()
+            return
+        finally:
+            self._started.set()
+        proc = self._proc
+        try:
+            while True:
+                try:
+                    kind, *args = proc.conn.recv()
+                except (EOFError, OSError):
+                    self._fail(WorkerError(f"the referee worker {proc.why_gone()}"))
+                    break
+                if kind == "done":
+                    record, events = args
+                    done = (record, transcript_line(record, events))
+                    with self._cond:
+                        if record["game"] in self._waiting:
+                            self._waiting[record["game"]] = done
+                            self._cond.notify_all()
+                elif kind == "closed":
+                    self.counters = args[0]
+                    break
+                elif kind == "bot_start_error":
+                    self._fail(BotStartError(args[0]))
+                elif kind == "error":
+                    exc = WorkerError(f"referee worker: {args[0].strip().splitlines()[-1]}")
+                    exc.__cause__ = WorkerTraceback(args[0])
+                    self._fail(exc)
+        finally:
+            proc.end(1.0)
+            self.closed.set()
+            with self._cond:
+                self._cond.notify_all()
+
+    def _fail(self, exc: BaseException) -> None:
+        with self._cond:
+            self.failure = self.failure or exc
+            self._cond.notify_all()
+
+
+# The run sessions whose referee workers live in this (Dask worker) process.
+_hosts: dict[str, RunHost] = {}
+_hosts_lock = threading.Lock()
+
+
+def _host(payload: RunPayload) -> RunHost:
+    with _hosts_lock:
+        host = _hosts.get(payload.key)
+        if host is None or host.closed.is_set():
+            host = _hosts[payload.key] = RunHost(payload, _local_root() / payload.key)
+            threading.Thread(target=_reap_when_idle, args=(host,), daemon=True).start()
+        return host
+
+
+def _local_root() -> Path:
+    """Where this worker keeps the runs' bot files and logs."""
+    from distributed import get_worker
+
+    return Path(get_worker().local_directory) / "referee"
+
+
+def _reap_when_idle(host: RunHost) -> None:
+    """End a host that no batch has used for IDLE_S: its coordinator has gone."""
+    while not host.closed.wait(1.0):
+        if host.idle_for() > IDLE_S:
+            end_session(host.key)
+
+
+def play_batch(payload: RunPayload, games: list[ScheduledGame]) -> list[Record]:
+    """The Dask task: play ``games`` on this worker; their records (``Record``)."""
+    return _host(payload).play(games)
+
+
+def end_session(key: str) -> dict[str, Any] | None:
+    """Run on every worker when a session ends: its referee worker's counters, if any."""
+    with _hosts_lock:
+        host = _hosts.pop(key, None)
+    return None if host is None else host.close()
