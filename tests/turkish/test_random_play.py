@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from referee.games.api import IllegalAction
@@ -46,6 +46,8 @@ def is_listed(engine: TurkishPoker, seat: int, action: Action) -> bool:
 @given(players=st.integers(2, 5), limit=st.sampled_from(LIMITS), seed=st.integers(0, 2**32),
        unequal=st.booleans(), rake=st.sampled_from([0.0, 0.05, 0.25]),
        cap=st.sampled_from([0, 2]), moves=st.integers(0, 2**32))
+# A forfeit left chips above every seat still in (all of them all in): a pot nobody could win
+@example(players=5, limit="no-limit", seed=3, unequal=True, rake=0.0, cap=0, moves=1)
 def test_random_play_keeps_the_invariants(players, limit, seed, unequal, rake, cap, moves):
     rng = random.Random(moves)
     stacks = tuple(rng.randint(20, 90) for _ in range(players)) if unequal else None

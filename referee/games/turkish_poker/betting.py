@@ -50,7 +50,12 @@ def build_pots(contributed: Sequence[int], folded: Sequence[bool],
     """Main pot then side pots: (amount, seats that may win it), from each seat's chips
     put in this hand (during a round too: the unmatched bets are then in the last pot).
     Each all-in amount of a seat still in closes a pot; chips of folded
-    seats count in every pot they reach; pots with the same seats merge."""
+    seats count in every pot they reach (above every seat still in, in the highest pot
+    contested); pots with the same seats merge.
+
+    >>> build_pots([10, 50, 30], [False, True, False], [True, False, True])
+    [(30, (0, 2)), (60, (2,))]
+    """
     live = range(len(contributed))
     levels = sorted({contributed[s] for s in live if all_in[s] and not folded[s]})
     levels.append(max(contributed))
@@ -61,7 +66,12 @@ def build_pots(contributed: Sequence[int], folded: Sequence[bool],
         # A seat still in and not all in may yet match every level.
         seats = tuple(s for s in live if not folded[s]
                       and (contributed[s] >= level or not all_in[s]))
-        if pots and pots[-1][1] == seats:
+        if not seats and pots:
+            # Only folded (or forfeited) seats' chips reach this high: dead money of
+            # the highest pot still contested.
+            below, seats = pots.pop()
+            amount += below
+        elif pots and pots[-1][1] == seats:
             amount += pots.pop()[0]
         if amount:
             pots.append((amount, seats))
