@@ -376,9 +376,6 @@ class Hub(Generic[Peer]):
             return Incoming(peer, stamp, error=f"{parts} frames in one message; "
                                                "send exactly one")
         first, parts = self._rest(MAX_FRAMES_PER_POLL)
-        if ident in self._hung_up:  # what a closed stranger still had queued: the most
-            self._counters.flood += 1  # common frame of a flood, so dropped first thing
-            return None
         return self._judge(ident, peer, n, first, parts, stamp)
 
     def _rest(self, budget: int) -> tuple[zmq.Frame, int]:
@@ -407,6 +404,9 @@ class Hub(Generic[Peer]):
     def _judge(self, ident: bytes, peer: Peer | None, n: int, first: zmq.Frame, parts: int,
                stamp: float) -> Incoming[Peer] | None:
         """A message read without the hot path: n-th of its connection this turn."""
+        if ident in self._hung_up:  # what a closed stranger still had queued: the most
+            self._counters.flood += 1  # common frame of a flood, so dropped first thing
+            return None
         if peer is None:
             return self._from_stranger(ident, n, first, parts, stamp)
         if not self._awaits(peer):
