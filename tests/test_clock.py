@@ -126,15 +126,19 @@ def busy_machine(n: int = 2) -> list[subprocess.Popen]:
 
 def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int,
                env: dict[str, str] | None = None) -> list[dict]:
-    """A run at 50 ms a move and no bank on a busy machine; the journal's records."""
+    """A run at 50 ms a move and no bank on a busy machine; the journal's records.
+
+    The bots get a generous start timeout: starting 32 sandboxed interpreters on a
+    third of one CPU takes 20 s here and longer on a slower machine, and the start is
+    not what these tests are about."""
     out = tmp_path / "run"
     hogs = busy_machine()
     try:
         proc = subprocess.run(
             [str(REFEREE), "run", "--bots", *bots, "--players", str(len(bots)),
              "--games", str(games), "--concurrency", str(concurrency), "--move-time", "50ms",
-             "--time-bank", "0", "--seed", "3", "--out", str(out)],
-            cwd=tmp_path, capture_output=True, text=True, timeout=300,
+             "--time-bank", "0", "--start-timeout", "240s", "--seed", "3", "--out", str(out)],
+            cwd=tmp_path, capture_output=True, text=True, timeout=600,
             env={**os.environ, **(env or {})}, preexec_fn=contended)
     finally:
         for hog in hogs:
