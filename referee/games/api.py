@@ -3,14 +3,14 @@
 Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
 standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``, and is named
 in the registry (``referee.games``). The referee uses a Game's engine, wire codecs,
-replay and check turns; the bot-side SDK its ``decode_view``, ``parse_local_action``,
-``encode_action`` and ``decode_notice`` (docs/adding-a-game.md).
+replay, check turns and replay steps; the bot-side SDK its ``decode_view``,
+``parse_local_action``, ``encode_action`` and ``decode_notice`` (docs/adding-a-game.md).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 
@@ -125,6 +125,69 @@ def resolve_params(schema: Sequence[Param], given: Mapping[str, Any]) -> dict[st
     return out
 
 
+@dataclass(frozen=True)
+class Card:
+    """A card on the table in a replay step. ``code`` as the game writes it ("Ah", "Jk");
+    ``seen_by``: the seats that know it; None: face up to all; (): known to nobody at the
+    table (the referee knows it)."""
+
+    code: str
+    seen_by: tuple[int, ...] | None = None
+
+    def seen(self, seat: int | None) -> bool:
+        """Whether ``seat`` sees this card face up (None: the all-seeing view)."""
+        return seat is None or self.seen_by is None or seat in self.seen_by
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """A seat's cards as laid out (one row for a hand, three rows of two for a golf
+    grid), its short ``status`` ("", "to act", "out", "folded", "all-in") and short public
+    facts (``info``: "5 cards", "chips 96, bet 4")."""
+
+    rows: tuple[tuple[Card, ...], ...]
+    status: str = ""
+    info: str = ""
+
+
+@dataclass(frozen=True)
+class Pile:
+    """Cards that belong to no seat: "community", "board", "discard", "stock", "drawn";
+    the top or most recent first where it matters."""
+
+    label: str
+    cards: tuple[Card, ...] = ()
+    info: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """The table after something happened in a game (docs/adding-a-game.md, "Replay steps"):
+    ``event`` is the index of the last transcript event it shows, ``actor`` the seat that
+    acted (None: a deal, a result). ``text``, ``info``, ``history`` and ``result`` hold
+    public facts only, seats written ``<N>``; anything private is in a ``Card``."""
+
+    event: int
+    actor: int | None
+    text: str
+    seats: tuple[SeatView, ...]
+    piles: tuple[Pile, ...] = ()
+    history: tuple[str, ...] = ()
+    result: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: tuples as lists."""
+        return _plain(asdict(self))
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 class Engine(Protocol):
     """One game in progress; pure: no I/O, no clock.
 
@@ -172,3 +235,6 @@ class Game(Protocol):
     def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> Any: ...
     def encode_action(self, action: Any) -> Any: ...
     def decode_notice(self, payload: dict[str, Any]) -> Any: ...
+    # ``referee show`` and replay.html: the table after each thing that happened in a
+    # transcript (``Step``); ValueError for events that are not this game's.
+    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]: ...

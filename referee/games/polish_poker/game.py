@@ -1,5 +1,6 @@
 """Polish Poker as the harness sees it (``referee.games.api.Game``): one ruleset's
-engine behind the Engine protocol, its wire codecs, replay, check turns and rules text.
+engine behind the Engine protocol, its wire codecs, replay, steps, check turns and rules
+text.
 
 >>> game = load({"ruleset": "polacco"})
 >>> game.name, game.params, game.seats
@@ -17,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator import declarations
-from referee.games.api import Outcome, Param, resolve_params
+from referee.games.api import Outcome, Param, Step, resolve_params
 from referee.games.polish_poker import check
 from referee.games.polish_poker.engine import (
     FORFEIT_PREFIX,
@@ -28,6 +29,7 @@ from referee.games.polish_poker.engine import (
 from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost
 from referee.games.polish_poker.replay import ReplayMismatch, replay
 from referee.games.polish_poker.rulebook import summary
+from referee.games.polish_poker.steps import polish_steps
 from referee.games.polish_poker.wire import Action, Call, Raise, RoundResult, View, parse_action
 
 NAME = "polish-poker"
@@ -182,6 +184,9 @@ class PolishPokerGame:
             elif d["type"] == "eliminated" and d["reason"].startswith(FORFEIT_PREFIX):
                 out.append((d["seat"], d["reason"].removeprefix(FORFEIT_PREFIX)))
         return out
+
+    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
+        return polish_steps(self.ruleset, players, events)
 
     def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
         return check.check_turns(self.ruleset)
