@@ -1,0 +1,125 @@
+"""replay.html for runs of growing size: file size, write time, open time in Chromium,
+peak memory of the writer.
+
+    python benchmarks/bench_replay.py                       # 100, 1000, 10000 games
+    python benchmarks/bench_replay.py --games 100 1000 --runs /tmp/replay-runs
+
+Each run is a real ``referee run --in-process`` of the bundled Polish Poker bots
+(statistician, caller, random_bot; seed 1), made once and kept under ``--runs`` (a 10,000
+game run takes some minutes of CPU; later calls reuse it). The replay of every game is
+written by ``referee.show.html.write_replay`` (what ``referee show RUN --html`` calls) in a
+child process whose peak resident memory (``ru_maxrss``) is reported beside that of a
+child that only imports the writer, so a
+writer that held every game's steps at once would show here. The page is then opened
+from its ``file://`` URL in headless Chromium (Debian's ``chromium``, driven by
+Playwright, as in tests/browser/): "open" is the time from the navigation to the first
+game's table on screen, "load" to the end of the browser's load event; best of three
+fresh pages (other processes on the same cores disturb timings, and the best is the
+least disturbed). The target: a 10,000-game run opens in under 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BOTS = [str(ROOT / "bots" / f"{b}.py") for b in ("statistician", "caller", "random_bot")]
+CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM") or shutil.which("chromium") or ""
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
+PEAK = "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"
+BASELINE = f"import resource, referee.show.html; {PEAK}"
+WRITE = f"""import resource, sys, time
+from pathlib import Path
+from referee.show.html import write_replay
+from referee.show.select import summaries
+run, out = Path(sys.argv[1]), Path(sys.argv[2])
+t0 = time.perf_counter()
+write_replay(run, [s.game for s in summaries(run)], out)
+print(time.perf_counter() - t0)
+{PEAK}
+"""
+
+
+def table(rows: list[list[str]]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for k, r in enumerate(rows):
+        print("| " + " | ".join(f"{c:>{w}}" for c, w in zip(r, widths, strict=True)) + " |")
+        if k == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+
+
+def make_run(runs: Path, games: int) -> Path:
+    """The run of ``games`` games under ``runs``, played now unless it is there."""
+    out = runs / str(games)
+    if (out / "leaderboard.json").is_file():
+        return out
+    shutil.rmtree(out, ignore_errors=True)
+    print(f"playing {games} games into {out} ...", file=sys.stderr, flush=True)
+    subprocess.run([*REFEREE, "run", "--in-process", "--bots", *BOTS, "--games", str(games),
+                    "--seed", "1", "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+    return out
+
+
+def write(run: Path, out: Path) -> tuple[float, int]:
+    """Seconds and peak RSS (KiB) of a child process writing the replay of every game."""
+    done = subprocess.run([sys.executable, "-c", WRITE, str(run), str(out)], check=True,
+                          capture_output=True, text=True).stdout.split()
+    return float(done[0]), int(done[1])
+
+
+def open_times(browser: object, page_path: Path, tries: int = 3) -> tuple[float, float]:
+    """Best seconds to the first game's table and to the load event."""
+    best_open = best_load = float("inf")
+    for _ in range(tries):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        t0 = time.perf_counter()
+        page.goto(page_path.as_uri(), wait_until="commit")
+        page.wait_for_selector("#table .seat", timeout=120_000)
+        best_open = min(best_open, time.perf_counter() - t0)
+        page.wait_for_load_state("load", timeout=120_000)
+        best_load = min(best_load, time.perf_counter() - t0)
+        page.close()
+    return best_open, best_load
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=int, nargs="+", default=[100, 1000, 10000])
+    ap.add_argument("--runs", type=Path, default=Path(tempfile.gettempdir()) / "replay-bench")
+    args = ap.parse_args()
+    if not CHROMIUM:
+        sys.exit("no Chromium: install Debian's chromium package")
+    from playwright.sync_api import sync_playwright
+
+    args.runs.mkdir(parents=True, exist_ok=True)
+    runs = [make_run(args.runs, n) for n in args.games]
+    base = int(subprocess.run([sys.executable, "-c", BASELINE], check=True,
+                              capture_output=True, text=True).stdout)
+    rows = [["games", "file MB", "KB/game", "write s", "writer peak MB", "open s", "load s"]]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        for games, run in zip(args.games, runs, strict=True):
+            page_path = run / "bench-replay.html"
+            seconds, peak = write(run, page_path)
+            size = page_path.stat().st_size
+            opened, loaded = open_times(browser, page_path)
+            rows.append([str(games), f"{size / 1e6:.1f}", f"{size / 1e3 / games:.2f}",
+                         f"{seconds:.1f}", f"{peak / 1024:.0f}",
+                         f"{opened:.2f}", f"{loaded:.2f}"])
+        browser.close()
+    print(f"writer: write_replay in a child process; one that only imports it peaks at "
+          f"{base / 1024:.0f} MB")
+    table(rows)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+// replay.html: the replay viewer (inlined by referee/show/html.py; no network, no framework).
+// Everything shown comes from the run (bot names, step texts, fault details): it is data, so
+// the page is built with textContent only, never with markup made from it.
+"use strict";
+(function () {
+  const INDEX = JSON.parse(document.getElementById("replay-index").textContent);
+  const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+  const ROW_H = 44;
+  const SUITS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
+  const state = {
+    rows: [],        // indices into INDEX.games that pass the filters
+    game: null,      // the game number shown
+    data: null,      // its decoded steps
+    step: 0,
+    view: "all",     // "all" or a seat number
+    bot: "",
+    faultsOnly: false,
+    timer: null,
+    speed: 2,
+    token: 0,        // the latest game load; an older one that finishes late is dropped
+  };
+  const cache = new Map();  // game number -> decoded game (the last few)
+
+  function el(tag, cls, text) {
+    const node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+  function byId(id) { return document.getElementById(id); }
+
+  // --- the page's frame ---------------------------------------------------------------
+  function frame() {
+    const app = byId("app");
+    const header = el("header");
+    header.append(el("h1", "", INDEX.title));
+    const layout = el("div"); layout.id = "layout";
+    const side = el("aside"); side.id = "side";
+    const filters = el("div"); filters.id = "filters";
+    const botLabel = el("label", "", "games of bot ");
+    const botSel = el("select"); botSel.id = "botfilter";
+    botSel.append(option("", "all bots"));
+    INDEX.bots.forEach((name) => botSel.append(option(name, name)));
+    botLabel.append(botSel);
+    const faultLabel = el("label");
+    const faultBox = el("input"); faultBox.type = "checkbox"; faultBox.id = "faultfilter";
+    faultLabel.append(faultBox, document.createTextNode(" only games with faults"));
+    const count = el("div"); count.id = "count";
+    filters.append(botLabel, faultLabel, count);
+    const list = el("div"); list.id = "list";
+    const spacer = el("div", "spacer"); list.append(spacer);
+    side.append(filters, list);
+    const main = el("main"); main.id = "main";
+    main.append(section("gamehead"), controls(), section("steptext"), section("result"),
+                section("table"), lower(), legend());
+    layout.append(side, main);
+    app.append(header, layout);
+    botSel.addEventListener("change", () => { setBot(botSel.value); pickFirst(); });
+    faultBox.addEventListener("change", () => {
+      state.faultsOnly = faultBox.checked; filter(); pickFirst();
+    });
+    list.addEventListener("scroll", drawList);
+    window.addEventListener("resize", drawList);
+  }
+  function option(value, text) { const o = el("option", "", text); o.value = value; return o; }
+  function section(id) { const s = el("div"); s.id = id; return s; }
+  function controls() {
+    const c = section("controls");
+    const button = (id, text, title, fn) => {
+      const b = el("button", "", text); b.id = id; b.title = title; b.type = "button";
+      b.addEventListener("click", fn); return b;
+    };
+    const slider = el("input"); slider.type = "range"; slider.id = "slider"; slider.min = 0;
+    slider.value = 0;
+    slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
+    const speed = el("select"); speed.id = "speed"; speed.title = "steps per second";
+    SPEEDS.forEach((s) => speed.append(option(String(s), s + " steps/s")));
+    speed.value = String(state.speed);
+    speed.addEventListener("change", () => {
+      state.speed = Number(speed.value); if (state.timer) { stop(); play(); }
+    });
+    const view = el("select"); view.id = "view"; view.title = "whose cards are face up";
+    view.addEventListener("change", () => {
+      state.view = view.value === "all" ? "all" : Number(view.value); draw(); writeHash();
+    });
+    c.append(button("first", "|\u25c0", "first step (Home)", () => { stop(); show(0); }),
+             button("back", "\u25c0", "step back (left arrow)", () => { stop(); show(state.step - 1); }),
+             button("play", "\u25b6\u25b6", "play / pause (space)", toggle),
+             button("next", "\u25b6", "step forward (right arrow)",
+                    () => { stop(); show(state.step + 1); }),
+             button("last", "\u25b6|", "last step (End)", () => { stop(); show(lastStep()); }),
+             slider, el("span", "", ""), speed, view);
+    c.children[6].id = "stepno";
+    return c;
+  }
+  function lower() {
+    const box = section("lower");
+    const h = el("div"); h.append(el("h2", "", "This round"), listNode("history", "ol"));
+    const f = el("div"); f.append(el("h2", "", "Faults"), listNode("faults", "ul"));
+    box.append(h, f);
+    return box;
+  }
+  function listNode(id, tag) { const n = el(tag); n.id = id; return n; }
+  function legend() {
+    return el("p", "legend",
+      "Keys: \u2190 \u2192 step, Home / End, space play / pause. A striped card is face down " +
+      "for the seat whose view is shown; in the view of all seats, a dashed card is one not " +
+      "every seat knows (its tooltip says who does) and a dotted outline marks a card its own " +
+      "seat has not seen.");
+  }
+
+  // --- the list of games ----------------------------------------------------------------
+  function setBot(name) {
+    state.bot = INDEX.bots.includes(name) ? name : "";
+    byId("botfilter").value = state.bot;
+    filter();
+  }
+  function filter() {
+    const bot = state.bot === "" ? -1 : INDEX.bots.indexOf(state.bot);
+    state.rows = [];
+    INDEX.games.forEach((g, i) => {
+      if (bot >= 0 && !g[1].includes(bot)) return;
+      if (state.faultsOnly && g[3].length === 0) return;
+      state.rows.push(i);
+    });
+    const n = state.rows.length;
+    byId("count").textContent = n + " of " + INDEX.games.length + " games" +
+      (n === 0 && state.bot ? " (" + state.bot + " played none with these filters)" : "");
+    byId("list").firstChild.style.height = n * ROW_H + "px";
+    drawList();
+  }
+  function drawList() {
+    const list = byId("list");
+    const spacer = list.firstChild;
+    const first = Math.max(0, Math.floor(list.scrollTop / ROW_H) - 5);
+    const last = Math.min(state.rows.length, first + Math.ceil(list.clientHeight / ROW_H) + 10);
+    spacer.replaceChildren();
+    for (let k = first; k < last; k++) spacer.append(listRow(INDEX.games[state.rows[k]], k));
+  }
+  function listRow(g, k) {
+    const [game, bots, places, faults, seconds] = g;
+    const row = el("div", "row" + (game === state.game ? " current" : ""));
+    row.style.top = k * ROW_H + "px";
+    row.dataset.game = String(game);
+    const top = el("div", "top", "game " + game + " \u00b7 " + seconds.toFixed(1) + " s");
+    if (faults.length) top.append(el("span", "badge", faults.join(", ")));
+    const names = el("div", "names");
+    bots.forEach((b, seat) => {
+      if (seat) names.append(document.createTextNode(" \u00b7 "));
+      names.append(el("b", "", places[seat]), document.createTextNode(" " + INDEX.bots[b]));
+    });
+    names.title = "place and bot, seat by seat";
+    row.append(top, names);
+    row.addEventListener("click", () => openGame(game, 0));
+    return row;
+  }
+  function pickFirst() {
+    if (state.rows.length) openGame(INDEX.games[state.rows[0]][0], 0);
+    else writeHash();
+  }
+  function scrollToCurrent() {
+    const k = state.rows.findIndex((i) => INDEX.games[i][0] === state.game);
+    const list = byId("list");
+    if (k >= 0 && (k * ROW_H < list.scrollTop || (k + 1) * ROW_H > list.scrollTop + list.clientHeight)) {
+      list.scrollTop = Math.max(0, k * ROW_H - list.clientHeight / 3);
+    }
+    drawList();
+  }
+
+  // --- loading a game: its steps are gzip + base64 in <script id="g-N"> -------------------
+  function blob(game) {
+    const node = byId("g-" + game);
+    if (node || document.readyState !== "loading") return Promise.resolve(node);
+    return new Promise((done) => document.addEventListener(
+      "DOMContentLoaded", () => done(byId("g-" + game)), { once: true }));
+  }
+  async function decode(game) {
+    if (cache.has(game)) return cache.get(game);
+    const node = await blob(game);
+    if (!node) return null;
+    const raw = atob(node.textContent.trim());
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const data = JSON.parse(await new Response(stream).text());
+    cache.set(game, data);
+    if (cache.size > 4) cache.delete(cache.keys().next().value);
+    return data;
+  }
+  async function openGame(game, step) {
+    stop();
+    const token = ++state.token;
+    state.game = game;
+    scrollToCurrent();
+    byId("gamehead").replaceChildren(el("span", "", "loading game " + game + "\u2026"));
+    const data = await decode(game);
+    if (token !== state.token) return;
+    if (!data) {
+      state.data = null;
+      byId("gamehead").replaceChildren(el("div", "notice", "game " + game + " is not in this replay"));
+      for (const id of ["steptext", "result", "table", "history", "faults"]) byId(id).replaceChildren();
+      writeHash();
+      return;
+    }
+    state.data = data;
+    if (state.view !== "all" && state.view >= data.names.length) state.view = "all";
+    const view = byId("view");
+    view.replaceChildren(option("all", "all seats' cards"));
+    data.names.forEach((name, seat) => view.append(option(String(seat), "seat " + seat + ": " + name + "'s view")));
+    view.value = String(state.view);
+    const slider = byId("slider");
+    slider.max = lastStep();
+    drawHead();
+    drawFaults();
+    show(step);
+  }
+  function lastStep() { return state.data ? state.data.steps.length - 1 : 0; }
+
+  // --- one step ---------------------------------------------------------------------------
+  function show(k) {
+    if (!state.data) return;
+    state.step = Math.max(0, Math.min(lastStep(), Number.isFinite(k) ? k : 0));
+    draw();
+    writeHash();
+  }
+  function draw() {
+    const d = state.data;
+    if (!d) return;
+    const [, actor, text, seats, piles, history, result] = d.steps[state.step];
+    byId("slider").value = state.step;
+    byId("stepno").textContent = "step " + (state.step + 1) + " / " + d.steps.length;
+    const time = d.times[state.step];
+    const line = byId("steptext");
+    line.replaceChildren(...named(text));
+    if (time !== null && time !== undefined) line.append(el("span", "time", ms(time)));
+    for (const f of d.faults) {
+      if (f.step === state.step) line.append(el("span", "badge", f.label + " by " + f.bot));
+    }
+    byId("result").replaceChildren(...(result === null ? [] : named(result)));
+    const table = byId("table");
+    table.replaceChildren();
+    seats.forEach((seat, n) => table.append(seatBox(seat, n, actor, time)));
+    piles.forEach((pile) => table.append(pileBox(pile)));
+    const hist = byId("history");
+    hist.replaceChildren();
+    history.forEach((h) => { const li = el("li"); li.append(...named(h)); hist.append(li); });
+    for (const li of byId("faults").children) {
+      li.classList.toggle("here", Number(li.dataset.step) === state.step);
+    }
+  }
+  function seatBox([rows, status, info], n, actor, time) {
+    const d = state.data;
+    const box = el("div", "seat" + (n === actor ? " actor" : "") + (n === state.view ? " viewer" : ""));
+    box.dataset.seat = String(n);
+    const name = el("div", "name", d.names[n]);
+    if (status) name.append(el("span", "status", status));
+    box.append(name, el("div", "meta", "seat " + n + " \u00b7 place " + d.places[n] +
+                        (d.scores ? " \u00b7 score " + d.scores[n] : "")));
+    rows.forEach((row) => box.append(cardRow(row, n)));
+    if (info) box.append(el("div", "meta", info));
+    if (n === actor && time !== null && time !== undefined) box.append(el("div", "took", "took " + ms(time)));
+    return box;
+  }
+  function pileBox([label, cards, info]) {
+    const box = el("div", "pile");
+    box.dataset.pile = label;
+    box.append(el("div", "label", label), cardRow(cards, null));
+    if (info) box.append(el("div", "meta", info));
+    return box;
+  }
+  function cardRow(cards, owner) {
+    const row = el("div", "cards");
+    cards.forEach((c) => row.append(cardNode(c, owner)));
+    return row;
+  }
+  // A card is "Ah" (face up to all) or ["Ah", [seats that know it]].
+  function cardNode(card, owner) {
+    const code = typeof card === "string" ? card : card[0];
+    const seenBy = typeof card === "string" ? null : card[1];
+    const node = el("span", "card");
+    node.dataset.code = code;
+    if (state.view !== "all" && seenBy !== null && !seenBy.includes(state.view)) {
+      node.classList.add("back");
+      node.title = "face down";
+      node.dataset.code = "";
+      return node;
+    }
+    const m = /^(10|[2-9TJQKA])([shdc])$/.exec(code);
+    node.textContent = m ? (m[1] === "T" ? "10" : m[1]) + SUITS[m[2]] : code;
+    if (m && (m[2] === "h" || m[2] === "d")) node.classList.add("red");
+    if (seenBy !== null) {
+      node.classList.add("private");
+      const who = seenBy.map((s) => state.data.names[s] || "seat " + s);
+      node.title = who.length ? "known to " + who.join(", ") : "known to nobody at the table";
+      if (owner !== null && !seenBy.includes(owner)) node.classList.add("unseen");
+    }
+    return node;
+  }
+  function ms(t) { return t < 10 ? t.toFixed(1) + " ms" : Math.round(t) + " ms"; }
+  // "<2> declares ..." -> [the name of seat 2 (as text), " declares ..."]
+  function named(text) {
+    const parts = [];
+    const re = /<(\d+)>/g;
+    let at = 0, m;
+    while ((m = re.exec(text)) !== null) {
+      if (m.index > at) parts.push(document.createTextNode(text.slice(at, m.index)));
+      const seat = Number(m[1]);
+      const name = state.data && seat < state.data.names.length ? state.data.names[seat] : "seat " + seat;
+      const who = el("span", "who", name);
+      who.title = "seat " + seat;
+      parts.push(who);
+      at = re.lastIndex;
+    }
+    if (at < text.length) parts.push(document.createTextNode(text.slice(at)));
+    return parts;
+  }
+  function drawHead() {
+    const d = state.data;
+    const head = byId("gamehead");
+    const params = Object.entries(d.params).map(([k, v]) => k + " " + v).join(", ");
+    head.replaceChildren(el("span", "title", "Game " + d.game),
+                         document.createTextNode(" \u00b7 " + d.game_type + (params ? " (" + params + ")" : "") + " \u00b7 "));
+    const order = d.names.map((name, seat) => [d.places[seat], seat, name]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    order.forEach(([place, seat, name], i) => {
+      if (i) head.append(document.createTextNode(", "));
+      head.append(document.createTextNode(place + ". "), el("span", "who", name),
+                  document.createTextNode(" (seat " + seat + ")"));
+    });
+  }
+  function drawFaults() {
+    const list = byId("faults");
+    list.replaceChildren();
+    if (!state.data.faults.length) list.append(el("li", "", "none"));
+    state.data.faults.forEach((f) => {
+      const li = el("li");
+      li.dataset.step = String(f.step);
+      const go = el("button", "", "step " + (f.step + 1)); go.type = "button";
+      go.addEventListener("click", () => { stop(); show(f.step); });
+      li.append(go, el("b", "", f.label), document.createTextNode(" by " + f.bot + " (seat " + f.seat + ")" +
+                (f.detail ? ": " + f.detail : "") + (f.log ? " \u00b7 log " + f.log : "")));
+      list.append(li);
+    });
+  }
+
+  // --- playing ----------------------------------------------------------------------------
+  function play() {
+    if (!state.data) return;
+    if (state.step >= lastStep()) show(0);
+    byId("play").textContent = "\u2759\u2759";
+    state.timer = setInterval(() => {
+      if (state.step >= lastStep()) stop(); else show(state.step + 1);
+    }, 1000 / state.speed);
+  }
+  function stop() {
+    if (state.timer) clearInterval(state.timer);
+    state.timer = null;
+    const b = byId("play");
+    if (b) b.textContent = "\u25b6\u25b6";
+  }
+  function toggle() { if (state.timer) stop(); else play(); }
+  function keys(e) {
+    const tag = e.target.tagName;
+    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
+    const acts = {
+      ArrowRight: () => show(state.step + 1), ArrowLeft: () => show(state.step - 1),
+      Home: () => show(0), End: () => show(lastStep()), " ": toggle,
+    };
+    const act = acts[e.key];
+    if (!act) return;
+    e.preventDefault();
+    if (e.key !== " ") stop();
+    act();
+  }
+
+  // --- the URL fragment: game=, bot=, seat=, step= --------------------------------------------
+  function readHash() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    const num = (key) => (h.has(key) && /^\d+$/.test(h.get(key)) ? Number(h.get(key)) : null);
+    return { game: num("game"), bot: h.get("bot"), seat: num("seat"), step: num("step") };
+  }
+  function writeHash() {
+    const parts = [];
+    if (state.bot) parts.push("bot=" + encodeURIComponent(state.bot));
+    if (state.game !== null) parts.push("game=" + state.game);
+    if (state.view !== "all") parts.push("seat=" + state.view);
+    if (state.data && state.step) parts.push("step=" + state.step);
+    const hash = parts.length ? "#" + parts.join("&") : "";
+    if (hash !== location.hash) history.replaceState(null, "", location.pathname + location.search + hash);
+  }
+  function follow() {
+    const h = readHash();
+    setBot(h.bot || "");
+    if (h.seat !== null) state.view = h.seat;
+    if (h.game !== null) openGame(h.game, h.step || 0);
+    else pickFirst();
+  }
+
+  frame();
+  document.addEventListener("keydown", keys);
+  document.addEventListener("keyup", (e) => { if (e.key === " " && e.target.tagName === "BUTTON") e.preventDefault(); });
+  window.addEventListener("hashchange", follow);
+  filter();
+  follow();
+})();

@@ -1,0 +1,145 @@
+"""``replay.html``: one self-contained page that replays the games of a run.
+
+The page carries a compact index of the games (numbers, bots, places, faults) and, per
+game, its steps (``referee.games.api.Step``) as JSON compressed with gzip and written in
+base64 into a ``<script type="application/gzip-base64" id="g-N">`` element, which the
+page's script decodes (``DecompressionStream``) only when the game is opened. The file is
+written as the games are read, one at a time, so a run of any size is written in bounded
+memory; the viewer's script comes right after the first game's steps, so the page shows
+that game while the browser is still reading the rest. The script and its style are
+``referee/show/assets/replay.{js,css}``, inlined: no network, works from ``file://``.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import os
+import tempfile
+from collections.abc import Callable, Iterable
+from importlib.resources import files
+from pathlib import Path
+from typing import IO, Any
+
+from referee.games.api import Card, Pile, SeatView, Step
+from referee.journal import StorageError
+from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
+
+REPLAY_FILE = "replay.html"
+
+
+def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
+    """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
+    ``out``, whole or not at all; returns ``out``. ShowError: no journal, no game, a game
+    not in the journal; StorageError: ``out`` cannot be written (what was there stays)."""
+    if not games:
+        raise ShowError(f"no game of {run_dir} to write into a replay")
+    wanted = set(games)
+    index = sorted((s for s in summaries(run_dir) if s.game in wanted), key=lambda s: s.game)
+    missing = wanted - {s.game for s in index}
+    if missing:
+        raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
+    tmp: str | None = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            _write_page(f, run_dir, index, replays(run_dir, wanted))
+        os.replace(tmp, out)
+        tmp = None
+    except OSError as exc:
+        raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return out
+
+
+def replay_after_run(run_dir: Path, warn: Callable[[str], None]) -> Path | None:
+    """``replay.html`` of every game in ``run_dir``, at the end of a run; a failure (a full
+    disk) is one line to ``warn`` and None: the journal is whole and the run's result
+    stands, and ``referee show RUN_DIR --html`` writes the page again."""
+    try:
+        return write_replay(run_dir, [s.game for s in summaries(run_dir)],
+                            run_dir / REPLAY_FILE)
+    except (ShowError, StorageError) as exc:
+        warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
+             "replay again")
+        return None
+
+
+def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
+                games: Iterable[GameReplay]) -> None:
+    """The page: frame, index, each game's blob as it comes, the script after the first
+    game the list shows (so that game is on screen before the rest is read)."""
+    title = f"Replays of {run_dir.resolve().name}"
+    f.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{html.escape(title)}</title>\n<style>\n{_asset('replay.css')}</style>\n"
+            f'</head>\n<body>\n<div id="app"></div>\n'
+            f'<script type="application/json" id="replay-index">'
+            f"{_script_json(_index(title, index))}</script>\n")
+    first, script = index[0].game, f"<script>\n{_asset('replay.js')}</script>\n"
+    for replay in games:
+        f.write(f'<script type="application/gzip-base64" id="g-{replay.game}">'
+                f"{game_blob(replay)}</script>\n")
+        if replay.game == first:
+            f.write(script)
+            script = ""
+    f.write(f"{script}</body>\n</html>\n")
+
+
+def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
+    """The game list: bot names once, then per game [number, bot per seat (an index into
+    the names), places, fault labels, seconds]."""
+    bots: dict[str, int] = {}
+    rows = [[s.game, [bots.setdefault(n, len(bots)) for n in s.names], list(s.places),
+             list(s.faults), round(s.duration_s, 2)] for s in index]
+    return {"title": title, "bots": list(bots), "games": rows}
+
+
+def game_blob(replay: GameReplay) -> str:
+    """One game for the page: its JSON (``_game``), gzip, base64."""
+    data = json.dumps(_game(replay), separators=(",", ":"), ensure_ascii=False)
+    return base64.b64encode(gzip.compress(data.encode(), compresslevel=9, mtime=0)).decode()
+
+
+def _game(r: GameReplay) -> dict[str, Any]:
+    return {"game": r.game, "game_type": r.game_type, "params": r.params,
+            "names": list(r.names), "places": list(r.places),
+            "scores": None if r.scores is None else list(r.scores),
+            "times": [None if t is None else round(t, 1) for t in r.times_ms],
+            "faults": list(r.faults), "steps": [_step(s) for s in r.steps]}
+
+
+def _step(s: Step) -> list[Any]:
+    """A step as ``[event, actor, text, seats, piles, history, result]``, smaller than
+    ``Step.to_dict`` (the page reads this form only)."""
+    return [s.event, s.actor, s.text, [_seat(v) for v in s.seats], [_pile(p) for p in s.piles],
+            list(s.history), s.result]
+
+
+def _seat(v: SeatView) -> list[Any]:
+    return [[[_card(c) for c in row] for row in v.rows], v.status, v.info]
+
+
+def _pile(p: Pile) -> list[Any]:
+    return [p.label, [_card(c) for c in p.cards], p.info]
+
+
+def _card(c: Card) -> str | list[Any]:
+    """``"Ah"`` for a card face up to all, else ``["Ah", [seats that know it]]``."""
+    return c.code if c.seen_by is None else [c.code, list(c.seen_by)]
+
+
+def _script_json(doc: Any) -> str:
+    """JSON that cannot end its ``<script>`` element early (``</script>`` in a bot name)."""
+    return (json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+            .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _asset(name: str) -> str:
+    return (files("referee.show") / "assets" / name).read_text(encoding="utf-8")
