@@ -86,6 +86,7 @@ from referee.process import (
 from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, hosting_paths, resolve
+from referee.show.html import replay_after_run
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
@@ -638,8 +639,11 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
         write_text(config.out / "bracket.txt", text + "\n")
         for line in text.splitlines():
             say(line, to=console)
+    replay = replay_after_run(config.out, lambda line: say(line, "error: "))
     say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
         "leaderboard.{json,csv,md,html}", to=console)
+    if replay is not None:
+        say(f"replays {replay}", to=console)
     print_fault_summary(records, config.out)
     return EXIT_OK
 
@@ -814,6 +818,7 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
     if code != EXIT_OK:
         return code
     match = result[0]
+    replay_after_run(config.out, lambda line: say(line, "error: "))
     say(status_line(match), to=console)
     say(f"result in {config.out / SPRT_FILE}", to=console)
     if match.verdict == "H1":

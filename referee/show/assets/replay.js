@@ -60,6 +60,10 @@
       state.faultsOnly = faultBox.checked; filter(); pickFirst();
     });
     list.addEventListener("scroll", drawList);
+    // After a choice in a menu, the keys step the game again (a focused menu takes them).
+    for (const menu of [botSel, faultBox, ...main.querySelectorAll("select")]) {
+      menu.addEventListener("change", () => menu.blur());
+    }
     window.addEventListener("resize", drawList);
   }
   function option(value, text) { const o = el("option", "", text); o.value = value; return o; }
@@ -230,8 +234,10 @@
     byId("slider").value = state.step;
     byId("stepno").textContent = "step " + (state.step + 1) + " / " + d.steps.length;
     const time = d.times[state.step];
+    const said = el("span", "said");
+    said.append(...named(text));
     const line = byId("steptext");
-    line.replaceChildren(...named(text));
+    line.replaceChildren(said);
     if (time !== null && time !== undefined) line.append(el("span", "time", ms(time)));
     for (const f of d.faults) {
       if (f.step === state.step) line.append(el("span", "badge", f.label + " by " + f.bot));
@@ -360,7 +366,10 @@
   function toggle() { if (state.timer) stop(); else play(); }
   function keys(e) {
     const tag = e.target.tagName;
-    if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA" || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target.id === "slider" ? e.key !== " " : ["INPUT", "SELECT", "TEXTAREA"].includes(tag)) {
+      return;  // the slider's own arrows, Home and End move it; a menu keeps its keys
+    }
     const acts = {
       ArrowRight: () => show(state.step + 1), ArrowLeft: () => show(state.step - 1),
       Home: () => show(0), End: () => show(lastStep()), " ": toggle,
