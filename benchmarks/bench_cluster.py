@@ -66,7 +66,8 @@ def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
 
         ref = payload.config.out.parent / "reference"
         transcripts = read_transcripts(ref)
-        _canned.extend((r, transcript_line(r, transcripts[r["game"]]["events"]))
+        _canned.extend((r, transcript_line(r, transcripts[r["game"]]["events"],
+                                           transcripts[r["game"]]["decisions"]))
                        for r in read_games(ref))
     return [({**record, "game": g.index, "seed": g.seed}, line)
             for g in games for record, line in [_canned[g.index % len(_canned)]]]

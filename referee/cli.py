@@ -886,6 +886,35 @@ def verify(
         f"{run_dir} agree with their transcripts{whole}", to=console)
 
 
+@app.command()
+def show(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory (holding games.jsonl).")],
+    game: Annotated[int | None, typer.Argument(help="The game's number (default: the "
+                                                    "first that the filters match).")] = None,
+    step: Annotated[bool, typer.Option("--step", help="One step at a time: Enter or space "
+                                                      "next, b back, q quit.")] = False,
+    seat: Annotated[int | None, typer.Option(help="Show only what this seat saw.")] = None,
+    bot: Annotated[str | None, typer.Option(help="A game this bot played.")] = None,
+    lost: Annotated[bool, typer.Option("--lost", help="With --bot: one it lost.")] = False,
+    fault: Annotated[str | None, typer.Option(
+        help="A game with a fault of this label (timeout, malformed, illegal, crash...).")]
+    = None,
+    html: Annotated[bool, typer.Option("--html", help="Write the run's replay.html (the "
+                                                      "games picked) instead.")] = False,
+    out: Annotated[Path | None, typer.Option(help="With --html: where to write it.")] = None,
+) -> None:
+    """Replay one game of a run in the terminal: bots, cards as dealt, every action with
+    its time, each round's result and why; or write the HTML replay (--html)."""
+    from referee.show.command import ShowRequest
+    from referee.show.command import show as show_game
+    from referee.show.select import ShowError
+
+    try:
+        show_game(ShowRequest(run_dir, game, step, seat, bot, lost, fault, html, out), console)
+    except ShowError as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+
+
 @app.command("rules")
 def rules_cmd(
     game: Annotated[str, typer.Argument(help="The game (`referee games` lists them).")]

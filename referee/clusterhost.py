@@ -174,8 +174,8 @@ class RunHost:
                     self._fail(WorkerError(f"the referee worker {proc.why_gone()}"))
                     break
                 if kind == "done":
-                    record, events = args
-                    done = (record, transcript_line(record, events))
+                    record, events, decisions = args
+                    done = (record, transcript_line(record, events, decisions))
                     with self._cond:
                         if record["game"] in self._waiting:
                             self._waiting[record["game"]] = done

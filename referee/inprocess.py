@@ -182,7 +182,8 @@ class LocalRunner(Tournament):
             for seat, bot in enumerate(bots):
                 self._hook(match, seat, "on_game_end", bot.on_game_end,
                            replace(infos[seat], **info))
-        self.journal_game(match.record(), [e.to_dict() for e in engine.events])
+        self.journal_game(match.record(), [e.to_dict() for e in engine.events],
+                          match.decisions)
 
     @staticmethod
     def _timed_out(match: Match, seat: int, elapsed: float, budget: float) -> bool:

@@ -22,6 +22,8 @@ from referee.games import LEGACY_GAME, legacy_params
 GAMES_FILE = "games.jsonl"
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
+# Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults`` (JOURNAL.md).
+TRANSCRIPT_SCHEMA_VERSION = 3
 
 
 class JournalError(ValueError):
@@ -52,11 +54,12 @@ class Journal:
             self.close()
             raise
 
-    def append(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def append(self, record: dict[str, Any], events: list[dict[str, Any]],
+               decisions: list[list[Any]]) -> None:
         """Append the game's transcript, then its line. If either write fails, both
         files are cut back to where they were (the game is played again on resume) and
         StorageError says which file failed."""
-        self.append_encoded(record, transcript_line(record, events))
+        self.append_encoded(record, transcript_line(record, events, decisions))
 
     def append_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``append``, with the transcript's line already made (``transcript_line``)."""
@@ -80,12 +83,27 @@ class Journal:
         self._fds = []
 
 
-def transcript_line(record: dict[str, Any], events: list[dict[str, Any]]) -> bytes:
-    """The line of ``transcripts.jsonl`` for a game's record and events."""
-    return _line({"schema_version": SCHEMA_VERSION, "game": record["game"],
+def transcript_line(record: dict[str, Any], events: list[dict[str, Any]],
+                    decisions: list[list[Any]]) -> bytes:
+    """The line of ``transcripts.jsonl`` for a game's record, events and decisions
+    (``[seat, event, ms]`` each, ``referee.match.Match.decisions``)."""
+    return _line({"schema_version": TRANSCRIPT_SCHEMA_VERSION, "game": record["game"],
                   "seed": record["seed"], "game_type": record["game_type"],
                   "params": record["params"], "players": record["players"],
-                  "events": events})
+                  "seats": record["seats"], "decisions": decisions,
+                  "faults": record["faults"], "events": events})
+
+
+def untimed(transcript: dict[str, Any]) -> dict[str, Any]:
+    """A transcript without what differs between two plays of its game: the decisions'
+    times (a resumed or re-run run has the same transcripts but for these).
+
+    >>> untimed({"game": 0, "decisions": [[1, 2, 3.5]]})
+    {'game': 0, 'decisions': [[1, 2]]}
+    """
+    if "decisions" not in transcript:
+        return transcript
+    return {**transcript, "decisions": [d[:2] for d in transcript["decisions"]]}
 
 
 def _line(doc: dict[str, Any]) -> bytes:

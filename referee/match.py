@@ -77,6 +77,9 @@ class Match:
         self.streak = [0] * len(names)
         self.faults: list[dict[str, Any]] = []
         self.forfeited: list[int] = []  # seats, in order
+        # [seat, event, ms] per answer or timeout: ``event`` is how many transcript events
+        # came before it (those it caused start there), ``ms`` the time charged.
+        self.decisions: list[list[Any]] = []
         self.started_at = time.time()
 
     @property
@@ -124,6 +127,7 @@ class Match:
     def _charge(self, seat: int, elapsed_ms: float) -> None:
         clock = self.clocks[seat]
         clock.times_ms.append(elapsed_ms)
+        self.decisions.append([seat, len(self.engine.events), round(elapsed_ms, 3)])
         clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, elapsed_ms - self.move_ms))
 
     def _record(self, seat: int, label: str, detail: str) -> None:

@@ -343,7 +343,8 @@ class Runner(Tournament):
         self.pool.release(table.seats)
         for inst in table.forfeited:
             inst.stop()
-        self.journal_game(table.record(), [e.to_dict() for e in table.engine.events])
+        self.journal_game(table.record(), [e.to_dict() for e in table.engine.events],
+                          table.match.decisions)
 
     def _pump(self, timeout_ms: float) -> None:
         asked = time.perf_counter()

@@ -140,9 +140,10 @@ class Tournament:
                 self._journal.close()
             self.close()
 
-    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]],
+                     decisions: list[list[Any]]) -> None:
         """Append a finished game to the journal, then tell the progress callback."""
-        self.journal_encoded(record, transcript_line(record, events))
+        self.journal_encoded(record, transcript_line(record, events, decisions))
 
     def journal_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``journal_game``, with the transcript's line already made where the game

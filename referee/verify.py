@@ -88,7 +88,8 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
     except (GameError, JournalError) as exc:
         raise VerifyError(game, str(exc)) from None
     check(kind == t_kind, f"game {kind} but the transcript says {t_kind}")
-    for key in ("seed", "players"):
+    # ``seats`` and ``faults`` are in transcripts of schema 3 on.
+    for key in ("seed", "players", *(k for k in ("seats", "faults") if k in transcript)):
         check(transcript.get(key) == record.get(key),
               f"{key} {record.get(key)!r} but the transcript says {transcript.get(key)!r}")
     seats = record["seats"]

@@ -17,8 +17,8 @@ takes more games and none waits for the main process between two games.
 Transport: one socket pair per worker (``multiprocessing.connection.Connection``,
 pickles, both ends ours). Main -> worker: the worker's configuration, then ``game``,
 ``stop`` (start no more, finish those in progress) and ``quit`` (abandon those in
-progress). Worker -> main: ``ready`` (its bots said hello), ``done`` (a record and its
-events), ``played`` (no more records will come, and which games were abandoned),
+progress). Worker -> main: ``ready`` (its bots said hello), ``done`` (a record, its
+events and decisions), ``played`` (no more records will come, and which games were abandoned),
 ``closed`` (its counters; it exits next), or ``bot_start_error``/``error``.
 
 A worker is started as ``python -m referee.workers`` in a process group of its own, so a
@@ -278,8 +278,9 @@ class Worker(Runner):
         while True:
             yield self.inbox.popleft() if self.inbox else None
 
-    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]]) -> None:
-        self.conn.send(("done", record, events))
+    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]],
+                     decisions: list[list[Any]]) -> None:
+        self.conn.send(("done", record, events, decisions))
 
 
 def serve(conn: Connection) -> None:

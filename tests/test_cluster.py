@@ -32,6 +32,7 @@ from harness import (  # noqa: E402
     REFEREE,
     _procs,
     assert_nothing_left,
+    check_transcripts,
     lines,
     referee,
 )
@@ -148,6 +149,7 @@ def check_same_run(out: Path, reference: Path) -> None:
     games = [r["game"] for r in read_games(out)]
     assert sorted(games) == list(range(GAMES))  # every game of the schedule, once
     assert verify_run(out).games == GAMES
+    check_transcripts(out)
     assert outcome(out) == outcome(reference)
     assert leaderboard(out) == leaderboard(reference)
 

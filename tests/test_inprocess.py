@@ -20,7 +20,7 @@ from referee.journal import read_games
 from referee.verify import verify_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
-from harness import check_run, good, referee  # noqa: E402
+from harness import check_run, check_transcripts, good, referee  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,6 +35,7 @@ def test_records_are_journalled_rated_and_verified(tmp_path: Path) -> None:
                          out=out)
     assert len(records) == 20 and read_games(out) == records
     assert verify_run(out).games == 20
+    check_transcripts(out)
     assert {r["group_size"] for r in records} == {2}  # duplicate deals by default
     for rec in records:
         assert sorted(rec["seats"]) == ["caller", "random"] and rec["faults"] == []

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from referee.journal import read_transcripts, untimed
+
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = ROOT / "bots"
 REFEREE = str(Path(sys.executable).with_name("referee"))
@@ -135,7 +137,7 @@ def test_the_same_seed_gives_the_same_games(tmp_path: Path) -> None:
                               str(BOTS / "random_bot.py"), "--max-games", "10"],
                              capture_output=True, text=True, timeout=300)
         assert res.returncode in (1, 2), res.stderr
-    texts = [sorted((tmp_path / run / "transcripts.jsonl").read_text().splitlines())
+    texts = [sorted(json.dumps(untimed(t)) for t in read_transcripts(tmp_path / run).values())
              for run in ("a", "b")]
     assert texts[0] == texts[1] and len(texts[0]) == 10
 

@@ -28,6 +28,7 @@ from harness import (  # noqa: E402
     _procs,
     assert_nothing_left,
     bot_dir,
+    check_transcripts,
     good,
     lines,
     no_traceback,
@@ -76,6 +77,7 @@ def test_workers_play_the_same_games_as_one_process(tmp_path: Path, one_process:
     assert outcome(out) == outcome(one_process)
     assert leaderboard(out) == leaderboard(one_process)
     assert verify_run(out).games == 36
+    check_transcripts(out)
     assert json.loads((out / "config.json").read_text())["config"]["workers"] == 2
     counters = json.loads((out / "counters.json").read_text())
     assert counters == json.loads((one_process / "counters.json").read_text())  # all zero

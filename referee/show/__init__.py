@@ -1,1 +1,2 @@
-"""Showing a run's games: in the terminal and as a self-contained HTML replay."""
+"""Replays of a run's games: ``select`` picks games and builds their steps, ``terminal``
+draws one in the terminal (``referee show``), ``html`` writes ``replay.html``."""

@@ -79,12 +79,35 @@ def play(tmp_path: Path, bots: list[str], *, rules: str = "official", players: i
     return runner, out
 
 
+def check_transcripts(out: Path) -> None:
+    """Each transcript is of schema 3 and agrees with its game's line: the same seats and
+    faults, a decision per decision timed (``timing``), at most one decision per event
+    it caused, each fault of a decision (not a crash) at one."""
+    transcripts = read_transcripts(out)
+    for rec in read_games(out):
+        t = transcripts[rec["game"]]
+        assert t["schema_version"] == 3 and t["seats"] == rec["seats"]
+        assert t["faults"] == rec["faults"]
+        decisions = t["decisions"]
+        for seat, timing in enumerate(rec["timing"]):
+            mine = [ms for s, _, ms in decisions if s == seat]
+            assert len(mine) == timing["decisions"]
+            assert abs(sum(mine) - timing["total_ms"]) < 0.01 * (len(mine) + 1)
+        marks = [e for _, e, _ in decisions]
+        assert all(0 < a < b for a, b in zip(marks, marks[1:], strict=False)), marks
+        assert all(e < len(t["events"]) for e in marks)
+        timed = {(s, e) for s, e, _ in decisions}
+        for f in rec["faults"]:
+            assert f["label"] in ("crash", "start-failure") or (f["seat"], f["event"]) in timed
+
+
 def check_run(out: Path, offender: str | None, games: int) -> tuple[Counter, Counter, list]:
-    """Every game is journalled, complete and consistent (``verify_run``), and only
-    ``offender`` (if any) is ever charged. Returns the offender's fault labels, its
-    forfeit reasons and its fault entries."""
+    """Every game is journalled, complete and consistent (``verify_run``, and
+    ``check_transcripts``), and only ``offender`` (if any) is ever charged. Returns the
+    offender's fault labels, its forfeit reasons and its fault entries."""
     report = verify_run(out)
     assert report.games == games
+    check_transcripts(out)
     records = read_games(out)
     assert sorted(r["game"] for r in records) == list(range(games))
     transcripts = read_transcripts(out)
