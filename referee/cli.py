@@ -74,7 +74,7 @@ from referee.gameopts import (
 from referee.games import DEFAULT_GAME
 from referee.games.api import Game, Metric
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
-from referee.journal import GAMES_FILE, JournalError, read_results
+from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
 from referee.process import (
     BotFileError,
     BotLimits,
@@ -913,6 +913,8 @@ def show(
         show_game(ShowRequest(run_dir, game, step, seat, bot, lost, fault, html, out), console)
     except ShowError as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
+    except StorageError as exc:  # --html on a full disk
+        raise fail(EXIT_INTERNAL, str(exc)) from None
 
 
 @app.command("rules")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from referee.games.api import Card, Pile, SeatView, Step
-from referee.journal import StorageError
+from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 REPLAY_FILE = "replay.html"
@@ -32,8 +32,9 @@ REPLAY_FILE = "replay.html"
 
 def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
-    ``out``, whole or not at all; returns ``out``. ShowError: no journal, no game, a game
-    not in the journal; StorageError: ``out`` cannot be written (what was there stays)."""
+    ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
+    journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
+    written (no such folder, a directory); StorageError: a full disk and the like."""
     if not games:
         raise ShowError(f"no game of {run_dir} to write into a replay")
     wanted = set(games)
@@ -48,8 +49,9 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
             _write_page(f, run_dir, index, replays(run_dir, wanted))
         os.replace(tmp, out)
         tmp = None
-    except OSError as exc:
-        raise StorageError(f"cannot write {out}: {exc.strerror or exc}") from None
+    except OSError as exc:  # a full disk is the run directory's trouble, else the path's
+        error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
+        raise error(f"cannot write {out}: {exc.strerror or exc}") from None
     finally:
         if tmp is not None:
             try:

@@ -208,7 +208,7 @@ def test_fragments_pick_a_bots_games_a_game_a_seat_and_a_step(page: Any, polish:
     last = max(polish.games)
     r = polish.games[last]
     tab.evaluate(f"location.hash = 'game={last}&seat=2&step=3'")
-    tab.wait_for_function(f"document.querySelector('#gamehead .title').textContent === "
+    tab.wait_for_function(f"document.querySelector('#gamehead .title')?.textContent === "
                           f"'Game {last}' && document.getElementById('slider').value === '3'")
     assert tab.evaluate(SNAPSHOT) == expected(r, 3, 2)
     assert tab.input_value("#view") == "2"

@@ -232,7 +232,8 @@
     if (!d) return;
     const [, actor, text, seats, piles, history, result] = d.steps[state.step];
     byId("slider").value = state.step;
-    byId("stepno").textContent = "step " + (state.step + 1) + " / " + d.steps.length;
+    // Steps count from 0, as in `referee show` and the URL's step=.
+    byId("stepno").textContent = "step " + state.step + " of 0\u2013" + lastStep();
     const time = d.times[state.step];
     const said = el("span", "said");
     said.append(...named(text));
@@ -340,7 +341,7 @@
     state.data.faults.forEach((f) => {
       const li = el("li");
       li.dataset.step = String(f.step);
-      const go = el("button", "", "step " + (f.step + 1)); go.type = "button";
+      const go = el("button", "", "step " + f.step); go.type = "button";
       go.addEventListener("click", () => { stop(); show(f.step); });
       li.append(go, el("b", "", f.label), document.createTextNode(" by " + f.bot + " (seat " + f.seat + ")" +
                 (f.detail ? ": " + f.detail : "") + (f.log ? " \u00b7 log " + f.log : "")));
