@@ -9,7 +9,7 @@ replay, check turns and replay steps; the bot-side SDK its ``decode_view``,
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -178,6 +178,37 @@ class Step:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: tuples as lists."""
         return _plain(asdict(self))
+
+
+class StepTable(Protocol):
+    """A game's table as ``group_steps`` drives it: takes in events one by one and makes
+    the step of those taken in since its last one."""
+
+    def apply(self, event: Any) -> None: ...
+    def step(self, event: int) -> Step: ...
+
+
+def group_steps(events: Sequence[Any], leads: Callable[[int], bool],
+                table: StepTable) -> list[Step]:
+    """The steps of ``events``: a new one starts at each event ``i`` where ``leads(i)``
+    (the others are caused by the event that leads their step), so every event is in
+    exactly one step.
+
+    >>> class Count:
+    ...     n = 0
+    ...     def apply(self, event): self.n += 1
+    ...     def step(self, event): return Step(event, None, f"{self.n} events", ())
+    >>> [s.text for s in group_steps("abcd", lambda i: i != 2, Count())]
+    ['1 events', '3 events', '4 events']
+    """
+    steps: list[Step] = []
+    for i, event in enumerate(events):
+        if i and leads(i):
+            steps.append(table.step(i - 1))
+        table.apply(event)
+    if events:
+        steps.append(table.step(len(events) - 1))
+    return steps
 
 
 def _plain(value: Any) -> Any:

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluator import CARD_TEXT
-from referee.games.api import Card, Pile, SeatView, Step
+from referee.games.api import Card, Pile, SeatView, Step, group_steps
 from referee.games.polish_poker.engine import FORFEIT_PREFIX, RESOLUTION_REASONS
 from referee.games.polish_poker.events import (
     Called,
@@ -157,11 +157,4 @@ def polish_steps(ruleset: str, players: int, events: Sequence[dict[str, Any]]) -
         raise ValueError("a Polish Poker transcript starts with a deal")
     if any(len(e.hands) != players for e in parsed if isinstance(e, Dealt)):
         raise ValueError(f"a deal whose hands are not for {players} seats")
-    table = _Table(players)
-    steps: list[Step] = []
-    for i, e in enumerate(parsed):
-        if i and _leads(e):
-            steps.append(table.step(i - 1))
-        table.apply(e)
-    steps.append(table.step(len(parsed) - 1))
-    return steps
+    return group_steps(parsed, lambda i: _leads(parsed[i]), _Table(players))

@@ -1,5 +1,5 @@
 """Six-card golf as the harness sees it (``referee.games.api.Game``): parameters, new
-games, the action codecs, replay, check turns and the rules text.
+games, the action codecs, replay, replay steps, check turns and the rules text.
 
 >>> game = load({"target": "60"})
 >>> game.name, game.params, game.seats
@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.api import Metric, Outcome, Param, resolve_params
+from referee.games.api import Metric, Outcome, Param, Step, resolve_params
 from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
 from referee.games.six_card_golf.check import check_turns
 from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
 from referee.games.six_card_golf.replay import replay
 from referee.games.six_card_golf.rules import RULES_TEXT
+from referee.games.six_card_golf.steps import golf_steps
 
 NAME = "six-card-golf"
 GAME_PARAMS: tuple[Param, ...] = (
@@ -73,6 +74,9 @@ class SixCardGolfGame:
 
     def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
         return replay(self.new_game(players, seed), events)
+
+    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
+        return golf_steps(players, events)
 
     def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
         return check_turns()

@@ -8,9 +8,10 @@ from typing import Any
 
 from evaluator.cards import parse_card
 from evaluator.turkish import card_text
-from referee.games.api import IllegalAction, Metric, Outcome, resolve_params
+from referee.games.api import IllegalAction, Metric, Outcome, Step, resolve_params
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
 from referee.games.turkish_poker.params import GAME_PARAMS
+from referee.games.turkish_poker.steps import turkish_steps
 from referee.games.turkish_poker.wire import action_payload, parse_action
 
 NAME = "turkish-poker"
@@ -87,6 +88,9 @@ class TurkishPokerGame:
             raise ValueError(f"the transcript has {len(events)} events, the engine made "
                              f"{len(mine)}")
         return engine.outcome()
+
+    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
+        return turkish_steps(players, events)
 
     def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
         """Scripted (view, a legal action payload, an illegal one): opening without kings,
