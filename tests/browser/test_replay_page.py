@@ -212,6 +212,9 @@ def test_fragments_pick_a_bots_games_a_game_a_seat_and_a_step(page: Any, polish:
                           f"'Game {last}' && document.getElementById('slider').value === '3'")
     assert tab.evaluate(SNAPSHOT) == expected(r, 3, 2)
     assert tab.input_value("#view") == "2"
+    page.open(polish.page, "bot=nobody")
+    tab.wait_for_function("document.getElementById('count').textContent.includes('nobody')")
+    assert tab.inner_text("#count") == f'{total} of {total} games (no bot called "nobody" here)'
     page.open(polish.page, "game=99999")
     tab.wait_for_selector("#gamehead .notice")
     assert tab.inner_text("#gamehead") == "game 99999 is not in this replay"

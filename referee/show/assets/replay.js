@@ -197,11 +197,16 @@
     state.game = game;
     scrollToCurrent();
     byId("gamehead").replaceChildren(el("span", "", "loading game " + game + "\u2026"));
-    const data = await decode(game);
+    let data = null, why = "is not in this replay";
+    try {
+      data = await decode(game);
+    } catch (err) {
+      why = "cannot be read in this browser (" + err + ")";
+    }
     if (token !== state.token) return;
     if (!data) {
       state.data = null;
-      byId("gamehead").replaceChildren(el("div", "notice", "game " + game + " is not in this replay"));
+      byId("gamehead").replaceChildren(el("div", "notice", "game " + game + " " + why));
       for (const id of ["steptext", "result", "table", "history", "faults"]) byId(id).replaceChildren();
       writeHash();
       return;
@@ -400,6 +405,9 @@
   function follow() {
     const h = readHash();
     setBot(h.bot || "");
+    if (h.bot && !state.bot) {
+      byId("count").textContent += " (no bot called " + JSON.stringify(h.bot) + " here)";
+    }
     if (h.seat !== null) state.view = h.seat;
     if (h.game !== null) openGame(h.game, h.step || 0);
     else pickFirst();
