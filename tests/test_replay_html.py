@@ -70,6 +70,7 @@ def test_a_run_writes_every_game_with_names_as_data(run: Path) -> None:
     index = page.split('id="replay-index">', 1)[1].split("</script>", 1)[0]
     assert NAME in json.loads(index)["bots"]
     assert "http:" not in page and "https:" not in page  # nothing from the network
+    assert (run / "replay.html").stat().st_mode & 0o777 == 0o644  # as leaderboard.html
 
 
 def test_bad_requests_are_one_line_errors_and_write_nothing(run: Path, tmp_path: Path) -> None:
@@ -130,3 +131,14 @@ def test_show_html_exit_codes(run: Path, tmp_path: Path) -> None:
     done = show("--out", str(tmp_path / "full.html"), limit=True)
     assert (done.returncode, len(done.stderr.strip().splitlines())) == (4, 1), done.stderr
     assert "File too large" in done.stderr and not (tmp_path / "full.html").exists()
+
+
+def test_sprt_writes_the_replay_of_its_games(tmp_path: Path) -> None:
+    out = tmp_path / "sprt"
+    done = subprocess.run(
+        [str(BIN / "referee"), "sprt", "--candidate", str(ROOT / "bots" / "statistician.py"),
+         "--baseline", str(ROOT / "bots" / "random_bot.py"), "--max-games", "4", "--seed", "1",
+         "--sandbox", "none", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stdout + done.stderr  # inconclusive after 4 games
+    assert sorted(blobs((out / "replay.html").read_text())) == [0, 1, 2, 3]

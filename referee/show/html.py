@@ -45,6 +45,7 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     tmp: str | None = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
+        os.fchmod(fd, 0o644)  # as the leaderboard's pages (mkstemp makes 0600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             _write_page(f, run_dir, index, replays(run_dir, wanted))
         os.replace(tmp, out)
