@@ -1,7 +1,7 @@
 """Adding a game is adding its package and one registry line: a throwaway game defined
 here ("higher card wins", two players) is plugged in through ``REFEREE_GAMES`` and runs
 end to end through ``run`` (real bot processes over ZeroMQ), ``check``, ``verify``,
-``resume`` after ``kill -9``, ``--in-process`` and the leaderboard."""
+``resume`` after ``kill -9``, ``--in-process``, ``show`` and the leaderboard."""
 
 from __future__ import annotations
 
@@ -24,10 +24,14 @@ for the next card of the deck; the higher rank wins, equal ranks share the first
 
 import random
 
-from referee.games.api import IllegalAction, Outcome
+from referee.games.api import Card, IllegalAction, Outcome, SeatView, Step
 
 GAME_PARAMS = ()
 KINDS = ("stay", "switch")
+
+
+def code(card):
+    return "23456789TJQKA"[card // 4] + "cdhs"[card % 4]
 
 
 class Event:
@@ -149,6 +153,26 @@ class HigherCard:
     def faults(self, events):
         return [(e["seat"], e["label"]) for e in events if e["type"] in ("fault", "forfeit")]
 
+    def steps(self, players, events):
+        """A step per event but the end, which is in the step of what ended the game;
+        each card is its holder's alone until the end shows both."""
+        cards, out = list(events[0]["cards"]), []
+        for i, e in enumerate(events):
+            result, actor, text = None, e.get("seat"), "each player is dealt a card"
+            if e["type"] == "acted":
+                cards[e["seat"]] = e["card"]
+                text = f"<{e['seat']}> {e['kind']}s"
+            elif e["type"] in ("fault", "forfeit"):
+                text = f"<{e['seat']}> {e['type']}s: {e['label']}"
+            elif e["type"] == "over":
+                won = [f"<{s}>" for s, p in enumerate(e["places"]) if p == 1]
+                result = " and ".join(won) + (" share first place" if len(won) > 1 else " wins")
+                actor, text = out[-1].actor, out.pop().text
+            seats = tuple(SeatView(((Card(code(c), None if result else (s,)),),))
+                          for s, c in enumerate(cards))
+            out.append(Step(i, actor, text, seats, result=result))
+        return out
+
     def check_turns(self):
         engine = Engine(0)
         return [(engine.view(0), {"kind": "stay"}, {"kind": "fly"})]
@@ -228,6 +252,15 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert ok.returncode == 0 and ok.stdout.startswith("ok: 60 games"), ok.stdout + ok.stderr
     rated = referee(plugged, tmp_path, "rate", str(tmp_path / "full"))
     assert rated.returncode == 0 and (tmp_path / "full/leaderboard.json").is_file()
+
+    # ``referee show`` draws the game from its steps: names, both cards, who won.
+    t = json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0])
+    shown = referee(plugged, tmp_path, "show", str(tmp_path / "full"), str(t["game"]))
+    assert shown.returncode == 0, shown.stderr
+    codes = ["23456789TJQKA"[c // 4] + "cdhs"[c % 4] for c in t["events"][-1]["cards"]]
+    for seat, name in enumerate(t["seats"]):
+        assert f"{name} (seat {seat}): {codes[seat]}" in shown.stdout
+    assert ("wins" in shown.stdout or "share first place" in shown.stdout) and " ms" in shown.stdout
 
     local = referee(plugged, tmp_path, *run_args(tmp_path, "local", 60), "--in-process")
     assert local.returncode == 0, local.stderr
