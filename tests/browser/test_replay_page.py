@@ -95,6 +95,8 @@ def named(text: str, names: tuple[str, ...]) -> str:
 
 
 def ms(t: float) -> str:
+    """A decision time as the page writes it (the page holds it to 0.1 ms)."""
+    t = round(t, 1)
     return f"{t:.1f} ms" if t < 10 else f"{int(t + 0.5)} ms"
 
 
