@@ -100,7 +100,7 @@ def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
     the names), places, fault labels, seconds]."""
     bots: dict[str, int] = {}
     rows = [[s.game, [bots.setdefault(n, len(bots)) for n in s.names], list(s.places),
-             list(s.faults), round(s.duration_s, 2)] for s in index]
+             list(s.faults), round(s.duration_s, 3)] for s in index]
     return {"title": title, "bots": list(bots), "games": rows}
 
 

@@ -239,8 +239,10 @@ def test_keys_slider_play_and_faults(page: Any, polish: Run) -> None:
     assert tab.evaluate(SNAPSHOT) == expected(r, 2, None)
     tab.select_option("#speed", "16")
     tab.keyboard.press(" ")
+    assert tab.inner_text("#play") == "pause"
     tab.wait_for_function("Number(document.getElementById('slider').value) >= 5")
     tab.keyboard.press(" ")
+    assert tab.inner_text("#play") == "play"
     stopped = tab.evaluate(SNAPSHOT)["step"]
     tab.wait_for_timeout(300)
     assert tab.evaluate(SNAPSHOT)["step"] == stopped  # paused

@@ -89,7 +89,7 @@
     });
     c.append(button("first", "|\u25c0", "first step (Home)", () => { stop(); show(0); }),
              button("back", "\u25c0", "step back (left arrow)", () => { stop(); show(state.step - 1); }),
-             button("play", "\u25b6\u25b6", "play / pause (space)", toggle),
+             button("play", "play", "play / pause (space)", toggle),
              button("next", "\u25b6", "step forward (right arrow)",
                     () => { stop(); show(state.step + 1); }),
              button("last", "\u25b6|", "last step (End)", () => { stop(); show(lastStep()); }),
@@ -146,7 +146,8 @@
     const row = el("div", "row" + (game === state.game ? " current" : ""));
     row.style.top = k * ROW_H + "px";
     row.dataset.game = String(game);
-    const top = el("div", "top", "game " + game + " \u00b7 " + seconds.toFixed(1) + " s");
+    const took = seconds < 1 ? Math.round(seconds * 1000) + " ms" : seconds.toFixed(1) + " s";
+    const top = el("div", "top", "game " + game + " \u00b7 " + took);
     if (faults.length) top.append(el("span", "badge", faults.join(", ")));
     const names = el("div", "names");
     bots.forEach((b, seat) => {
@@ -358,7 +359,7 @@
   function play() {
     if (!state.data) return;
     if (state.step >= lastStep()) show(0);
-    byId("play").textContent = "\u2759\u2759";
+    byId("play").textContent = "pause";
     state.timer = setInterval(() => {
       if (state.step >= lastStep()) stop(); else show(state.step + 1);
     }, 1000 / state.speed);
@@ -367,7 +368,7 @@
     if (state.timer) clearInterval(state.timer);
     state.timer = null;
     const b = byId("play");
-    if (b) b.textContent = "\u25b6\u25b6";
+    if (b) b.textContent = "play";
   }
   function toggle() { if (state.timer) stop(); else play(); }
   function keys(e) {
