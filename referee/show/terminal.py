@@ -12,7 +12,8 @@ import os
 import re
 import termios
 import tty
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console, Group
@@ -142,12 +143,15 @@ def step_panel(replay: GameReplay, index: int, seat: int | None) -> Panel:
                  subtitle=KEYS_HELP, title_align="left")
 
 
-def read_key(fd: int) -> str:
-    """One key from terminal ``fd`` without waiting for Enter: "next", "back" or
-    "quit" (end of input quits; other keys are read again)."""
+@contextmanager
+def keys(fd: int) -> Iterator[Callable[[], str]]:
+    """While it lasts, terminal ``fd`` gives each key at once (no Enter, no echo); it
+    yields a function that reads one: "next", "back" or "quit" (end of input and Ctrl-C
+    quit; other keys are read again). The terminal is set back as it was at the end."""
     saved = termios.tcgetattr(fd)
-    try:
-        tty.setcbreak(fd)
+    tty.setcbreak(fd, termios.TCSANOW)  # not TCSAFLUSH: keys typed already count
+
+    def read() -> str:
         while True:
             key = os.read(fd, 8)
             if key in (b"", b"q", b"Q", b"\x03", b"\x04"):
@@ -156,6 +160,9 @@ def read_key(fd: int) -> str:
                 return "next"
             if key in (b"b", b"B"):
                 return "back"
+
+    try:
+        yield read
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
