@@ -68,12 +68,16 @@ def table_lines(replay: GameReplay, step: Step, seat: int | None) -> list[Text]:
     for s, view in enumerate(step.seats):
         facts = ", ".join(x for x in (view.status, view.info) if x)
         lines.append(Text.assemble(seat_name(replay, s), ": ", cards(view.rows, seat),
-                                   (f"  ({facts})" if facts else "", "dim")))
+                                   _facts(replay, facts)))
     for pile in step.piles:
-        lines.append(Text.assemble(Text(pile.label, style="italic"), ": ",
-                                   cards((pile.cards,), seat),
-                                   (f"  ({pile.info})" if pile.info else "", "dim")))
+        shown = Text.assemble(": ", cards((pile.cards,), seat)) if pile.cards else ""
+        lines.append(Text.assemble(Text(pile.label, style="italic"), shown,
+                                   _facts(replay, pile.info)))
     return lines
+
+
+def _facts(replay: GameReplay, facts: str) -> Text:
+    return Text.assemble("  (", words(replay, facts), ")", style="dim") if facts else Text()
 
 
 def header(replay: GameReplay, seat: int | None) -> list[Text]:
