@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from referee.show.select import ShowError, pick, replays, summaries
-from referee.show.terminal import page, print_whole, read_key
+from referee.show.terminal import keys, page, print_whole
 
 REPLAY_FILE = "replay.html"
 
@@ -75,7 +75,8 @@ def show(req: ShowRequest, console: Console) -> int:
                         f"{len(chosen.names) - 1}")
     replay = next(replays(req.run_dir, [chosen.game]))
     if req.step:
-        page(replay, console, req.seat, lambda: read_key(sys.stdin.fileno()))
+        with keys(sys.stdin.fileno()) as key:
+            page(replay, console, req.seat, key)
     else:
         print_whole(replay, console, req.seat)
     return 0

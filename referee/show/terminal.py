@@ -12,7 +12,8 @@ import os
 import re
 import termios
 import tty
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console, Group
@@ -67,12 +68,16 @@ def table_lines(replay: GameReplay, step: Step, seat: int | None) -> list[Text]:
     for s, view in enumerate(step.seats):
         facts = ", ".join(x for x in (view.status, view.info) if x)
         lines.append(Text.assemble(seat_name(replay, s), ": ", cards(view.rows, seat),
-                                   (f"  ({facts})" if facts else "", "dim")))
+                                   _facts(replay, facts)))
     for pile in step.piles:
-        lines.append(Text.assemble(Text(pile.label, style="italic"), ": ",
-                                   cards((pile.cards,), seat),
-                                   (f"  ({pile.info})" if pile.info else "", "dim")))
+        shown = Text.assemble(": ", cards((pile.cards,), seat)) if pile.cards else ""
+        lines.append(Text.assemble(Text(pile.label, style="italic"), shown,
+                                   _facts(replay, pile.info)))
     return lines
+
+
+def _facts(replay: GameReplay, facts: str) -> Text:
+    return Text.assemble("  (", words(replay, facts), ")", style="dim") if facts else Text()
 
 
 def header(replay: GameReplay, seat: int | None) -> list[Text]:
@@ -142,12 +147,15 @@ def step_panel(replay: GameReplay, index: int, seat: int | None) -> Panel:
                  subtitle=KEYS_HELP, title_align="left")
 
 
-def read_key(fd: int) -> str:
-    """One key from terminal ``fd`` without waiting for Enter: "next", "back" or
-    "quit" (end of input quits; other keys are read again)."""
+@contextmanager
+def keys(fd: int) -> Iterator[Callable[[], str]]:
+    """While it lasts, terminal ``fd`` gives each key at once (no Enter, no echo); it
+    yields a function that reads one: "next", "back" or "quit" (end of input and Ctrl-C
+    quit; other keys are read again). The terminal is set back as it was at the end."""
     saved = termios.tcgetattr(fd)
-    try:
-        tty.setcbreak(fd)
+    tty.setcbreak(fd, termios.TCSANOW)  # not TCSAFLUSH: keys typed already count
+
+    def read() -> str:
         while True:
             key = os.read(fd, 8)
             if key in (b"", b"q", b"Q", b"\x03", b"\x04"):
@@ -156,6 +164,9 @@ def read_key(fd: int) -> str:
                 return "next"
             if key in (b"b", b"B"):
                 return "back"
+
+    try:
+        yield read
     finally:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 

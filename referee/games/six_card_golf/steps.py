@@ -34,6 +34,10 @@ _WHY = {"out": "{out} went out", "cap": "the turn cap was reached",
         "fault": "{charged} faulted", "forfeit": "{charged} forfeited"}
 
 
+def _cards(n: int) -> str:
+    return f"{n} card{'s' * (n != 1)}"
+
+
 class _Table:
     def __init__(self, players: int) -> None:
         self.players = players
@@ -143,8 +147,8 @@ class _Table:
     def step(self, event: int) -> Step:
         seats = tuple(self._seat(s) for s in range(self.players))
         piles = [Pile("discard", tuple(Card(c) for c in self.discard[-1:]),
-                      f"{len(self.discard)} cards"),
-                 Pile("stock", (), f"{self.stock} cards")]
+                      _cards(len(self.discard))),
+                 Pile("stock", (), _cards(self.stock))]
         if self.drawn is not None:
             seat, card, source = self.drawn
             seen = (seat,) if source == "stock" else None

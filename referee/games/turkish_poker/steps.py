@@ -85,7 +85,7 @@ class _Table:
         if self.texts:  # the hand's first deal
             self.texts[-1] += f": {deal}"
         else:
-            self.texts.append(f"everyone passed: {deal}")
+            self.texts.append(f"no one opened: {deal}")
         self.history.append(f"deal {e['deal']}")
 
     def _dealt(self, e: dict[str, Any]) -> None:
