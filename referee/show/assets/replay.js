@@ -93,8 +93,7 @@
              button("next", "\u25b6", "step forward (right arrow)",
                     () => { stop(); show(state.step + 1); }),
              button("last", "\u25b6|", "last step (End)", () => { stop(); show(lastStep()); }),
-             slider, el("span", "", ""), speed, view);
-    c.children[6].id = "stepno";
+             slider, section("stepno"), speed, view);
     return c;
   }
   function lower() {
@@ -108,9 +107,8 @@
   function legend() {
     return el("p", "legend",
       "Keys: \u2190 \u2192 step, Home / End, space play / pause. A striped card is face down " +
-      "for the seat whose view is shown; in the view of all seats, a dashed card is one not " +
-      "every seat knows (its tooltip says who does) and a dotted outline marks a card its own " +
-      "seat has not seen.");
+      "for the seat whose view is shown. A dashed card is one not every seat knows (its " +
+      "tooltip says who does); a dotted outline marks a card its own seat has not seen.");
   }
 
   // --- the list of games ----------------------------------------------------------------
