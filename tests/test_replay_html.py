@@ -142,3 +142,18 @@ def test_sprt_writes_the_replay_of_its_games(tmp_path: Path) -> None:
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr  # inconclusive after 4 games
     assert sorted(blobs((out / "replay.html").read_text())) == [0, 1, 2, 3]
+
+
+def test_a_run_whose_page_cannot_be_written_says_so_in_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    (out / "replay.html").mkdir(parents=True)  # where the page would go
+    done = subprocess.run(
+        [str(BIN / "referee"), "run", "--in-process", "--games", "2", "--seed", "3", "--out",
+         str(out), "--bots", *(str(ROOT / "bots" / f"{b}.py") for b in ("caller", "random_bot"))],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
+    assert done.returncode == 0, done.stdout + done.stderr  # the run's result stands
+    assert done.stderr.strip().splitlines() == [
+        f"error: cannot write {out / 'replay.html'}: Is a directory; the journal is whole: "
+        f"`referee show {out} --html` writes the replay again"]
+    assert (out / "leaderboard.html").is_file() and len((out / "games.jsonl").read_text()
+                                                        .splitlines()) == 2
