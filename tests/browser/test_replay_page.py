@@ -32,14 +32,16 @@ AMP = 'a&amp;b "q"'
 SNAPSHOT = """() => {
   const cards = (box) => [...box.querySelectorAll('.cards')].map((row) => [...row.children].map(
     (c) => [c.dataset.code, c.classList.contains('back'), c.classList.contains('private')]));
+  const facts = (box) => ['.status', '.info'].map((c) => box.querySelector(c)?.textContent ?? '');
   const time = document.querySelector('#steptext .time');
   return {
     step: Number(document.getElementById('slider').value),
     text: document.querySelector('#steptext .said').textContent,
     time: time ? time.textContent : null,
     result: document.getElementById('result').textContent,
-    seats: [...document.querySelectorAll('#table .seat')].map((s) => cards(s)),
-    piles: [...document.querySelectorAll('#table .pile')].map((p) => [p.dataset.pile, cards(p)]),
+    seats: [...document.querySelectorAll('#table .seat')].map((s) => [cards(s), facts(s)]),
+    piles: [...document.querySelectorAll('#table .pile')].map(
+      (p) => [p.dataset.pile, cards(p), facts(p)]),
     history: [...document.querySelectorAll('#history li')].map((li) => li.textContent),
   };
 }"""
@@ -114,8 +116,10 @@ def expected(r: GameReplay, k: int, view: int | None) -> dict[str, Any]:
     t = r.times_ms[k]
     return {"step": k, "text": named(s.text, r.names), "time": None if t is None else ms(t),
             "result": "" if s.result is None else named(s.result, r.names),
-            "seats": [[shown(row, view) for row in v.rows] for v in s.seats],
-            "piles": [[p.label, [shown(p.cards, view)]] for p in s.piles],
+            "seats": [[[shown(row, view) for row in v.rows],
+                       [named(v.status, r.names), named(v.info, r.names)]] for v in s.seats],
+            "piles": [[p.label, [shown(p.cards, view)], ["", named(p.info, r.names)]]
+                      for p in s.piles],
             "history": [named(h, r.names) for h in s.history]}
 
 
@@ -148,7 +152,7 @@ def test_steps_agree_with_the_transcript(page: Any, polish: Run) -> None:
     tab = page.page
     tab.wait_for_selector("#table .seat")
     first = tab.evaluate(SNAPSHOT)
-    assert [[c[0] for c in seat[0]] for seat in first["seats"]] == events[0]["hands"]
+    assert [[c[0] for c in seat[0][0]] for seat in first["seats"]] == events[0]["hands"]
     declared = 0
     for k, s in enumerate(r.steps):
         tab.evaluate(f"location.hash = 'game={game}&step={k}'")
@@ -173,10 +177,10 @@ def test_a_seat_view_hides_the_other_seats_cards(page: Any, polish: Run) -> None
     tab = page.page
     tab.wait_for_selector("#table .seat")
     boxes = tab.locator("#table .seat")
-    assert [c[0] for c in tab.evaluate(SNAPSHOT)["seats"][1][0]] == hands[1]
+    assert [c[0] for c in tab.evaluate(SNAPSHOT)["seats"][1][0][0]] == hands[1]
     for seat in (0, 2):
         text = boxes.nth(seat).inner_text()
-        assert tab.evaluate(SNAPSHOT)["seats"][seat][0] == [["", True, False]] * len(hands[seat])
+        assert tab.evaluate(SNAPSHOT)["seats"][seat][0][0] == [["", True, False]] * len(hands[seat])
         assert not any(re.search(rf"\b{re.escape(c[0])}", text) for c in hands[seat])
     tab.select_option("#view", "all")  # and back to every card, the hidden ones marked
     assert tab.evaluate(SNAPSHOT) == expected(r, 0, None)

@@ -264,11 +264,11 @@
     const box = el("div", "seat" + (n === actor ? " actor" : "") + (n === state.view ? " viewer" : ""));
     box.dataset.seat = String(n);
     const name = el("div", "name", d.names[n]);
-    if (status) name.append(el("span", "status", status));
+    if (status) name.append(facts("span", "status", status));
     box.append(name, el("div", "meta", "seat " + n + " \u00b7 place " + d.places[n] +
                         (d.scores ? " \u00b7 score " + d.scores[n] : "")));
     rows.forEach((row) => box.append(cardRow(row, n)));
-    if (info) box.append(el("div", "meta", info));
+    if (info) box.append(facts("div", "meta info", info));
     if (n === actor && time !== null && time !== undefined) box.append(el("div", "took", "took " + ms(time)));
     return box;
   }
@@ -276,8 +276,14 @@
     const box = el("div", "pile");
     box.dataset.pile = label;
     box.append(el("div", "label", label), cardRow(cards, null));
-    if (info) box.append(el("div", "meta", info));
+    if (info) box.append(facts("div", "meta info", info));
     return box;
+  }
+  // A seat's or pile's short facts, which may name seats too ("<1> to call").
+  function facts(tag, cls, text) {
+    const node = el(tag, cls);
+    node.append(...named(text));
+    return node;
   }
   function cardRow(cards, owner) {
     const row = el("div", "cards");
