@@ -114,7 +114,7 @@ def rich_table(report: Report, width: int | None = None) -> Table:
     names = {"metric": label, "metric +/-95%": f"{label} +/-95%"}
     drop = [c for c in (names.get(d, d) for d in DROP_ORDER) if c in cols]
     left_out: list[str] = []
-    measure = Console(width=width or 80, file=io.StringIO())
+    measure = Console(width=100_000, file=io.StringIO())  # the natural width, unclamped
     while True:
         table = _rich(report, cols, rows, notes, left_out)
         if width is None or not drop or \
