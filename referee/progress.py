@@ -140,10 +140,10 @@ class RateColumn(ProgressColumn):
 
 
 def progress_bar(console: Console) -> Progress:
-    """The bar a run shows on a terminal: done/total, rate, time left, time elapsed."""
+    """The bar a run shows on a terminal: done/total, rate, time elapsed, time left."""
     return Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), RateColumn(),
-                    TextColumn("ETA"), TimeRemainingColumn(), TimeElapsedColumn(),
-                    console=console, transient=True)
+                    TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("ETA"),
+                    TimeRemainingColumn(), console=console, transient=True)
 
 
 class LiveBoard:
