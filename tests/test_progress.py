@@ -69,31 +69,52 @@ def test_sprt_off_a_terminal_prints_the_llr_and_its_bounds(tmp_path: Path) -> No
     assert lines[-1][7] == "statistician"
 
 
-def test_ctrl_c_prints_the_standings_so_far_then_the_resume_hint(tmp_path: Path) -> None:
-    out = tmp_path / "run"
-    proc = subprocess.Popen(
-        [REFEREE, "run", "--in-process", "--bots", BOTS["caller"],
-         BOTS["random_bot"], BOTS["statistician"], "--games", "100000", "--seed", "6",
-         "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        cwd=tmp_path, env=env())
+def stop_after(args: list[str], out: Path, games: int, sig: signal.Signals
+               ) -> tuple[int, str, str]:
+    """Start ``referee ARGS``, send ``sig`` once ``games`` games are journalled; the exit
+    code, stdout and stderr."""
+    proc = subprocess.Popen([REFEREE, *args, "--out", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=out.parent, env=env())
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:  # some whole duplicate groups in the journal
+        while time.monotonic() < deadline and proc.poll() is None:
             journal = out / GAMES_FILE
-            if journal.is_file() and journal.read_bytes().count(b"\n") >= 20:
+            if journal.is_file() and journal.read_bytes().count(b"\n") >= games:
                 break
             time.sleep(0.1)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(sig)
         stdout, stderr = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert proc.returncode == 130, stderr
+    return proc.returncode, stdout, stderr
+
+
+def assert_standings(out: Path, stdout: str, stderr: str, names: tuple[str, ...]) -> None:
     journalled = (out / GAMES_FILE).read_bytes().count(b"\n")
     assert f"standings so far ({journalled} games in the journal):" in stdout
     table = stdout[stdout.index("standings so far"):]
-    assert all(name in table for name in ("statistician", "caller", "random_bot"))
+    assert all(name in table for name in names)
     assert "Elo" in table and "score %" in table
     assert f"go on with: referee resume {out}" in stderr
+
+
+def test_ctrl_c_prints_the_standings_so_far_then_the_resume_hint(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, stdout, stderr = stop_after(
+        ["run", "--in-process", "--bots", BOTS["caller"], BOTS["random_bot"],
+         BOTS["statistician"], "--games", "100000", "--seed", "6"], out, 20, signal.SIGINT)
+    assert code == 130, stderr
+    assert_standings(out, stdout, stderr, ("statistician", "caller", "random_bot"))
+
+
+def test_sigterm_stops_an_sprt_with_its_standings(tmp_path: Path) -> None:
+    out = tmp_path / "sprt"
+    code, stdout, stderr = stop_after(
+        ["sprt", "--candidate", BOTS["caller"], "--baseline", BOTS["random_bot"], "--elo1",
+         "2", "--max-games", "100000", "--seed", "6", "--sandbox", "none"], out, 10,
+        signal.SIGTERM)
+    assert code == 143, stderr
+    assert_standings(out, stdout, stderr, ("caller", "random_bot"))
 
 
 def test_progress_lines_come_at_each_tenth_and_every_interval() -> None:
