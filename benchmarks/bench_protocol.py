@@ -2,22 +2,26 @@
 
     python benchmarks/bench_protocol.py            # about a minute
     python benchmarks/bench_protocol.py --quick    # about 20 s
+    python benchmarks/bench_protocol.py --game six-card-golf [--quick]
 
-Measured in one run, side by side, for 2- and 4-player ``official`` games:
+Measured in one run, side by side, for 2- and 4-player games of one game (``--game``:
+Polish Poker ``official``, the default, or six-card golf; ``WORKLOADS``):
 
 (a) raw ping-pong: a ROUTER here and a DEALER in a child process (plain python with
     pyzmq + msgpack, ipc in a temp dir, as the referee does) exchange msgpack maps of
     the size of a real ``act`` request and ``action`` reply. The child decodes each
-    request and encodes its reply, as a trivial bot must. The request is a real one:
-    the simulated run's ``act`` whose encoded size is closest to the run's mean.
+    request and encodes its reply with the game's trivial policy, as a trivial bot
+    must. The request is a real one: the simulated run's ``act`` whose encoded size is
+    closest to the run's mean.
     (a'') the same, but this side waits for each reply as the referee's hub does: it
     watches the socket for a moment (``referee.hub.SPIN_S``) before it sleeps. On a VM
     that keeps its CPU from halting; an informative row, the target stays with (a).
     (a') the same trivial children, one per seat, replaying the referee's exact wire
     traffic of the run (``game_start``, ``game_end``, round results riding on ``act``,
     and each ``act``, pre-encoded): the cost of the message pattern itself.
-(b) the referee: ``Runner`` playing ``bots/caller.py`` against itself (move 1000 ms,
-    bank 0, concurrency 1, fixed seed) in a fresh subprocess. The clock runs from the
+(b) the referee: ``Runner`` playing the game's SDK bot against itself (Polish Poker:
+    ``bots/caller.py``, whose policy is the trivial one; golf: the greedy bot) (move
+    1000 ms, bank 0, concurrency 1, fixed seed) in a fresh subprocess. The clock runs from the
     end of the first game to the end of the last (the progress callback), so bot
     start-up, the bots' first-decision warm-up and shut-down are left out. CPU time
     of the referee (all its threads) and of the bots (/proc) over the same window.
@@ -50,6 +54,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,7 +73,6 @@ from referee.hub import SPIN_S  # noqa: E402
 from referee.match import game_end  # noqa: E402
 from referee.schedule import game_seed  # noqa: E402
 
-RULESET = "official"
 SEED = 20240601
 MOVE_MS, BANK_MS = 1000, 0
 TARGET = 1.5
@@ -76,12 +80,59 @@ CHUNKS = 5  # each side is timed in chunks: best (least disturbed) and median/wh
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 ONE_CPU = min(os.sched_getaffinity(0))  # the CPU of the one-CPU rows (d)
 
-# The trivial bot: decode every message, answer acts like caller.py. It is both the raw
-# ping-pong's child and, run by the referee, the "trivial external bot" of (b').
+
+
+@dataclass(frozen=True)
+class Workload:
+    """A game as this benchmark plays it: its parameters, the bot that plays it through
+    the SDK in (b), and ``policy``, the source of ``act(view) -> action`` on the wire
+    maps, the trivial bot's policy (the raw child's, and the simulated run's).
+    ``game_share``: how many games it plays for one of Polish Poker's (about as many
+    decisions)."""
+
+    game: str
+    params: dict[str, Any]
+    sdk_bot: str
+    policy: str
+    game_share: float = 1.0
+
+    @property
+    def label(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in self.params.items())
+        return f"{self.game}{f' ({params})' if params else ''}"
+
+    def act(self) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        scope: dict[str, Any] = {}
+        exec(self.policy, scope)  # the same source the raw child runs
+        return scope["act"]
+
+
+WORKLOADS = {w.game: w for w in (
+    Workload("polish-poker", {"ruleset": "official"}, "bots/caller.py", """
+def act(view):  # bots/caller.py: call whenever it can, else the weakest declaration
+    return {"kind": "call"} if view["history"] else {"kind": "raise", "declaration": 0}
+"""),
+    Workload("six-card-golf", {}, "bots/six_card_golf/greedy_bot.py", """
+def act(view):  # take from the stock; turn up a face-down card, else throw it away
+    legal, mine = view["legal"], view["grids"][view["seat"]]
+    for a in legal:
+        if a["kind"] == "place" and mine[a["at"]] is None:
+            return a
+    for a in legal:
+        if a["kind"] == "discard" or a.get("from") == "stock":
+            return a
+    return legal[0]
+""", game_share=0.2),
+)}
+
+# The trivial bot: decode every message, answer acts with the workload's policy. It is
+# both the raw ping-pong's child and, run by the referee, the "trivial external bot" of
+# (b'). The policy's source comes in the environment.
 DEALER_CHILD = r"""
 import os
 import msgpack
 import zmq
+exec(os.environ["BENCH_POLICY"])
 ctx = zmq.Context()
 sock = ctx.socket(zmq.DEALER)
 sock.linger = 0
@@ -95,9 +146,7 @@ while True:
         break
     if kind != "act":
         continue
-    action = ({"kind": "call"} if msg["view"]["history"]
-              else {"kind": "raise", "declaration": 0})
-    sock.send(msgpack.packb({"type": "action", "seq": msg["seq"], "action": action},
+    sock.send(msgpack.packb({"type": "action", "seq": msg["seq"], "action": act(msg["view"])},
                             use_bin_type=True))
 sock.close()
 ctx.term()
@@ -135,15 +184,12 @@ def proc_cpu_s(pid: int) -> float:
 # ------------------------------------------------------------------ simulated run
 
 
-def _caller_action(view: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "call"} if view["history"] else {"kind": "raise", "declaration": 0}
-
-
-def simulate(players: int, games: int) -> dict[str, Any]:
+def simulate(work: Workload, players: int, games: int) -> dict[str, Any]:
     """Play the run's first ``games`` games in-process, as ``Table`` does (same seeds,
-    same messages, caller.py's policy), without sockets: the wire traffic, message
+    same messages, the trivial policy), without sockets: the wire traffic, message
     sizes, and the referee's own in-process work per decision, by stage."""
-    rules = load_game("polish-poker", {"ruleset": RULESET})
+    rules = load_game(work.game, work.params)
+    policy = work.act()
     t = dict.fromkeys(("results", "view", "encode", "reply", "apply"), 0.0)
     acts: list[tuple[int, dict[str, Any]]] = []
     steps: list[Step] = []
@@ -181,7 +227,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
             unsent[seat] = []
             frame = encode(msg)
             t3 = clock()
-            reply = encode({"type": "action", "seq": seq[seat], "action": _caller_action(view)})
+            reply = encode({"type": "action", "seq": seq[seat], "action": policy(view)})
             t4 = clock()
             parsed = parse_bot_message(decode(reply))
             action = rules.parse_action(parsed.action)
@@ -206,7 +252,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
     sizes = [n for n, _ in acts]
     mean = statistics.fmean(sizes)
     _, sample = min(acts, key=lambda a: abs(a[0] - mean))
-    reply = {"type": "action", "seq": sample["seq"], "action": _caller_action(sample["view"])}
+    reply = {"type": "action", "seq": sample["seq"], "action": policy(sample["view"])}
     return {"decisions": decisions, "games": games, "act_mean": mean, "act_min": min(sizes),
             "act_max": max(sizes), "sample": sample, "sample_len": len(encode(sample)),
             "reply_len": len(encode(reply)), "msgs_per_decision": messages / decisions,
@@ -217,7 +263,7 @@ def simulate(players: int, games: int) -> dict[str, Any]:
 # ------------------------------------------------------------------ raw ping-pong
 
 
-def ping_pong(steps: list[Step], children: int, seconds: float,
+def ping_pong(work: Workload, steps: list[Step], children: int, seconds: float,
               request: dict[str, Any] | None = None, cpu: int = -1,
               watch: bool = False) -> dict[str, Any]:
     """ROUTER here, ``children`` trivial DEALER children; replays ``steps`` in a cycle.
@@ -235,7 +281,8 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
     sock.linger = 0
     sock.bind(f"ipc://{tmp}/router")
     endpoint = sock.getsockopt_string(zmq.LAST_ENDPOINT)
-    env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": "-"}
+    env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": "-",
+           "BENCH_POLICY": work.policy}
     procs = [subprocess.Popen([sys.executable, "-c", DEALER_CHILD], env=env)
              for _ in range(children)]
     try:
@@ -315,18 +362,20 @@ def ping_pong(steps: list[Step], children: int, seconds: float,
 # ------------------------------------------------------------------ the match (child)
 
 
-def trivial_bot_file(folder: str) -> str:
-    """DEALER_CHILD as an executable bot file, run with this interpreter."""
+def trivial_bot_file(work: Workload, folder: str) -> str:
+    """DEALER_CHILD with the workload's policy as an executable bot file, run with this
+    interpreter."""
     path = Path(folder) / "trivial_bot"
-    path.write_text(f"#!{sys.executable}\n{DEALER_CHILD}")
+    child = DEALER_CHILD.replace('exec(os.environ["BENCH_POLICY"])', work.policy)
+    path.write_text(f"#!{sys.executable}\n{child}")
     path.chmod(0o755)
     return str(path)
 
 
-def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0,
+def run_match(work: Workload, players: int, games: int, profile_top: int, raw_bot: int = 0,
               cpu: int = -1) -> dict[str, Any]:
     """Runs in a fresh subprocess: one Runner run; its figures as a dict. The bots are
-    bots/caller.py through the SDK, or with ``raw_bot`` the trivial raw-protocol bot.
+    the workload's SDK bot, or with ``raw_bot`` the trivial raw-protocol bot.
     With ``cpu`` >= 0 the referee (all its threads) and the bots it starts run on that
     one CPU only."""
     if cpu >= 0:
@@ -363,10 +412,10 @@ def run_match(players: int, games: int, profile_top: int, raw_bot: int = 0,
             prof.enable()
 
     with tempfile.TemporaryDirectory(prefix="bench-run-") as out:
-        bot = trivial_bot_file(out) if raw_bot else str(ROOT / "bots" / "caller.py")
+        bot = trivial_bot_file(work, out) if raw_bot else str(ROOT / work.sdk_bot)
         bots = tuple(resolve_bots([bot] * players))
-        cfg = RunConfig(bots=bots, params={"ruleset": RULESET}, players=players, games=games,
-                        seed=SEED,
+        cfg = RunConfig(bots=bots, game=work.game, params=work.params, players=players,
+                        games=games, seed=SEED,
                         move_ms=MOVE_MS, bank_ms=BANK_MS, concurrency=1, max_faults=3,
                         start_timeout_ms=30_000, out=Path(out))
         t0 = time.perf_counter()
@@ -448,10 +497,10 @@ def _func_name(key: tuple[str, int, str]) -> str:
     return f"{file}:{line}({name})"
 
 
-def match_in_subprocess(players: int, games: int, profile_top: int = 0,
+def match_in_subprocess(work: Workload, players: int, games: int, profile_top: int = 0,
                         raw_bot: bool = False, cpu: int = -1) -> dict[str, Any]:
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--_match", str(players), str(games),
-           str(profile_top), str(int(raw_bot)), str(cpu)]
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--game", work.game,
+           "--_match", str(players), str(games), str(profile_top), str(int(raw_bot)), str(cpu)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"match subprocess failed:\n{done.stderr[-2000:]}")
@@ -476,11 +525,11 @@ def _row(label: str, *cells: str) -> str:
     return f"{label:<54}" + "".join(f"{c:>15}" for c in cells)
 
 
-def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
+def report(work: Workload, res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
            note: str) -> list[str]:
     lines = [f"machine: {note}",
-             f"config: {RULESET}, bots/caller.py per seat, move {MOVE_MS} ms, bank {BANK_MS} ms,"
-             f" concurrency 1, seed {SEED}{', --quick' if quick else ''}", "",
+             f"config: {work.label}, {work.sdk_bot} per seat in (b), move {MOVE_MS} ms, "
+             f"bank {BANK_MS} ms, concurrency 1, seed {SEED}{', --quick' if quick else ''}", "",
              _row("", "2 players", "4 players"), _row("-" * 53, *["-" * 14] * 2)]
 
     def add(label: str, fn: Callable[[dict[str, Any]], str]) -> None:
@@ -520,7 +569,7 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
     lines.append("(a') raw replay of the referee's exact traffic, 1 trivial child per seat")
     add("  µs per decision", lambda r: best_med(r["pattern"]))
     add("  CPU µs per decision (all processes)", lambda r: f"{r['pattern']['cpu']:.1f}")
-    lines.append("(b) referee (Runner, caller.py bots)")
+    lines.append(f"(b) referee (Runner, {work.sdk_bot} bots)")
     add("  games played (timed: all but the first)",
         lambda r: f"{r['match']['games']} ({r['match']['window_games']})")
     add("  timed window s (whole run() s)",
@@ -600,34 +649,40 @@ def report(res: dict[int, dict[str, Any]], prof: dict[str, Any], quick: bool,
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a ~20 s run instead of ~1 min")
+    ap.add_argument("--game", choices=sorted(WORKLOADS), default="polish-poker",
+                    help="the game whose traffic is measured")
     ap.add_argument("--_match", nargs=5, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    work = WORKLOADS[args.game]
     if args._match:
-        print(json.dumps(run_match(*args._match)))
+        print(json.dumps(run_match(work, *args._match)))
         return 0
 
     t_start = time.perf_counter()
     note = machine_note()
     raw_s = 1.0 if args.quick else 3.0
-    games = {2: 250, 4: 70} if args.quick else {2: 1500, 4: 450}
-    profile_games = 40 if args.quick else 150
+    polish = {2: 250, 4: 70, 0: 40} if args.quick else {2: 1500, 4: 450, 0: 150}
+    games = {p: max(10, round(n * work.game_share)) for p, n in polish.items()}
+    profile_games = games.pop(0)
     res: dict[int, dict[str, Any]] = {}
     for players in (2, 4):
-        sims = [simulate(players, min(games[players], 200)) for _ in range(3)]
+        sims = [simulate(work, players, min(games[players], 200)) for _ in range(3)]
         sim = sims[0]  # the same games each time; keep each stage's least disturbed time
         sim["stage_us"] = {k: min(x["stage_us"][k] for x in sims) for k in sim["stage_us"]}
-        pp = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, request=sim["sample"])
-        pp_watch = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, watch=True)
-        pattern = ping_pong(sim["steps"], players, raw_s)
-        match = match_in_subprocess(players, games[players])
-        raw_match = match_in_subprocess(players, games[players], raw_bot=True)
-        pp_cpu = ping_pong([([], 0, encode(sim["sample"]))], 1, raw_s, cpu=ONE_CPU)
-        raw_match_cpu = match_in_subprocess(players, games[players], raw_bot=True, cpu=ONE_CPU)
+        sample = [([], 0, encode(sim["sample"]))]
+        pp = ping_pong(work, sample, 1, raw_s, request=sim["sample"])
+        pp_watch = ping_pong(work, sample, 1, raw_s, watch=True)
+        pattern = ping_pong(work, sim["steps"], players, raw_s)
+        match = match_in_subprocess(work, players, games[players])
+        raw_match = match_in_subprocess(work, players, games[players], raw_bot=True)
+        pp_cpu = ping_pong(work, sample, 1, raw_s, cpu=ONE_CPU)
+        raw_match_cpu = match_in_subprocess(work, players, games[players], raw_bot=True,
+                                            cpu=ONE_CPU)
         res[players] = {"sim": sim, "pp": pp, "pp_watch": pp_watch, "pattern": pattern,
                         "match": match, "raw_match": raw_match, "pp_cpu": pp_cpu,
                         "raw_match_cpu": raw_match_cpu}
-    prof = match_in_subprocess(4, profile_games, profile_top=15)
-    lines = report(res, prof, args.quick, note)
+    prof = match_in_subprocess(work, 4, profile_games, profile_top=15)
+    lines = report(work, res, prof, args.quick, note)
     lines.append(f"\nbenchmark wall time {time.perf_counter() - t_start:.1f} s; "
                  f"load average {os.getloadavg()[0]:.2f} at the end (other processes on "
                  "these cores skew every figure: compare columns of one run, not runs)")

@@ -7,6 +7,8 @@ Loads the file as a module, takes its ``act`` and optional hooks (``on_game_star
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -45,10 +47,24 @@ def load_bot(path: str | Path, module_name: str | None = None) -> ModuleType:
     return module
 
 
+def seed_kernel_cache() -> None:
+    """Copy the compiled evaluator kernels the referee gave this sandbox
+    (``REFEREE_KERNELS``, read-only) into this process's own numba cache, so that a bot
+    using the evaluator loads them instead of compiling them (``referee.kernelcache``).
+    Best effort: without them, the bot compiles as it would anyway."""
+    src, dst = os.environ.get("REFEREE_KERNELS"), os.environ.get("NUMBA_CACHE_DIR")
+    if src and dst:
+        try:
+            shutil.copytree(src, dst, dirs_exist_ok=True)
+        except OSError:
+            pass
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m protocol.host BOT.py", file=sys.stderr)
         return EXIT_BAD_BOT
+    seed_kernel_cache()
     try:
         bot = load_bot(argv[0])
     except (ImportError, OSError) as exc:

@@ -48,10 +48,15 @@ class Support:
     version: str  # "v1", "v2" or "" (none)
     parents: tuple[Path, ...] = ()  # v1: memory, pids, and cpu where it is writable
 
+    @property
+    def cpu(self) -> bool:
+        """Whether the bots' CPU is shared by bot (a writable v1 ``cpu`` hierarchy)."""
+        return self.version == "v1" and len(self.parents) == 3
+
     def describe(self) -> str:
         if not self.version:
             return "per process only (no writable memory cgroup here)"
-        cpu = ", the bots' CPU weighed as one process" if len(self.parents) == 3 else ""
+        cpu = ", the bots' CPU weighed as one process" if self.cpu else ""
         return f"whole process tree (cgroup {self.version}){cpu}"
 
 
@@ -230,7 +235,7 @@ class RunCgroups:
                 d.mkdir()
             if support.version == "v2":
                 _write(self.dirs[0] / "cgroup.subtree_control", "+memory +pids")
-            elif len(self.dirs) == 3:
+            elif support.cpu:
                 _write(self.dirs[2] / "cpu.shares", str(RUN_CPU_SHARES))
         except OSError as exc:
             self._remove_dirs()
@@ -249,10 +254,10 @@ class RunCgroups:
         if label in self._bots:
             self._bots.pop(label).remove()
         dirs = tuple(d / label for d in self.dirs[:2])
-        if len(self.dirs) == 3:  # the bot's CPU group, then the process's in it
+        if self.support.cpu:  # the bot's CPU group, then the process's in it
             dirs += (self.dirs[2] / bot / label,)
         try:
-            if len(dirs) == 3:
+            if self.support.cpu:
                 dirs[2].parent.mkdir(exist_ok=True)
             for d in dirs:
                 d.mkdir()

@@ -295,11 +295,12 @@ class BotProcess:
     def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
                  limits: BotLimits, logs: LogPump, sandbox: Sandbox, *, instance: int = 0,
                  hide: tuple[Path, ...] = (), cgroups: RunCgroups | None = None,
-                 game: str = ""):
+                 game: str = "", kernels: Path | None = None):
         """Start the bot as instance number ``instance`` of the run (its uid, if bots get
         their own); ``hide``: other bots' files, masked in its sandbox; ``cgroups``: the
         run's, where it gets a cgroup of its own; ``game``: the run's game, named in its
-        environment (``REFEREE_GAME``) so that the SDK loads it before saying hello."""
+        environment (``REFEREE_GAME``) so that the SDK loads it before saying hello;
+        ``kernels``: compiled evaluator kernels for its sandbox (``referee.kernelcache``)."""
         self.spec = spec
         self._token = token
         self._cgroups = cgroups
@@ -311,7 +312,7 @@ class BotProcess:
             label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name))
         if sandboxed:
             plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
-                        None if ids is None else ids[0], hide, token, game)
+                        None if ids is None else ids[0], hide, token, game, kernels)
             command, env = sandbox.wrap(spec.command, plan), plan.env()
         elif ids is not None:
             command, env = spec.command, self._own_user_env(endpoint, token, ids)

@@ -26,6 +26,7 @@ from referee.cgroup import RunCgroups
 from referee.config import RunConfig
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
+from referee.kernelcache import sandbox_kernels
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool
@@ -121,7 +122,8 @@ class BotInstance:
                 self.runner.logs, Sandbox(cfg.sandbox),
                 instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
                 hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
-                cgroups=self.runner.cgroups, game=self.runner.rules.name)
+                cgroups=self.runner.cgroups, game=self.runner.rules.name,
+                kernels=self.runner.kernels)
         except OSError as exc:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
@@ -192,6 +194,7 @@ class Runner(Tournament):
         self.hub: Hub[BotInstance] = Hub(other_users=other_users,
                                          awaits=BotInstance.awaits_reply)
         self.cgroups: RunCgroups | None = None
+        self.kernels: Path | None = None  # compiled evaluator kernels for the sandboxes
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -234,6 +237,8 @@ class Runner(Tournament):
     def open(self) -> None:
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
         self.cgroups = RunCgroups.create()
+        ids = self.config.limits.ids_for(0, sandboxed=True)
+        self.kernels = sandbox_kernels(Sandbox(self.config.sandbox), ids and ids[0])
         self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:

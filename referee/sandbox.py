@@ -3,7 +3,8 @@
 ``none`` runs the bot as it is (trusted local development). ``bwrap`` runs it under
 bubblewrap in an empty root of its own that holds only: ``/usr`` and the ``/bin``,
 ``/lib*`` links, the few ``/etc`` files a dynamic loader needs, the referee's Python
-(its prefix) and the SDK's packages (``/opt/referee``), the bot's own directory, all
+(its prefix) and the SDK's packages (``/opt/referee``), the evaluator's compiled
+kernels (``/opt/kernels``, ``referee.kernelcache``), the bot's own directory, all
 read-only; a private ``/tmp`` capped at ``--limit-disk`` (its ``HOME`` is ``/tmp/home``);
 its own ``/proc``, pid, ipc, uts and network namespaces (no network, not even loopback);
 and the directory of its endpoint, read-only (it can connect to the socket, not rename,
@@ -38,6 +39,7 @@ SANDBOXES = ("auto", "none", "bwrap")
 SDK_PACKAGES = ("protocol", "evaluator", "referee")
 SDK_LIBRARIES = ("zmq", "msgpack", "numpy")  # and the installed libraries it imports
 SDK_MOUNT = Path("/opt/referee")
+KERNELS_MOUNT = Path("/opt/kernels")  # compiled evaluator kernels (referee.kernelcache)
 SCRATCH = Path("/tmp")
 HOME = SCRATCH / "home"
 # What an interpreter may need of /etc (the loader's cache, Debian's alternatives links).
@@ -60,15 +62,21 @@ class Plan:
     hide: tuple[Path, ...] = field(default=())  # paths under bot_dir to mask (other bots)
     token: str = field(default="", repr=False)
     game: str = ""                # the run's game (REFEREE_GAME: the SDK loads it early)
+    kernels: Path | None = None   # compiled kernels, bound read-only at KERNELS_MOUNT ...
+    compile_kernels: bool = False  # ... or writable, as the process's own numba cache
 
     def env(self) -> dict[str, str]:
         """The whole environment of a sandboxed bot."""
-        return {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
-                "HOME": str(HOME), "TMPDIR": str(SCRATCH), "LANG": "C.UTF-8",
-                "PYTHONPATH": str(SDK_MOUNT), "PYTHONUNBUFFERED": "1",
-                "NUMBA_CACHE_DIR": str(HOME / ".numba"),
-                "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token,
-                "REFEREE_GAME": self.game}
+        env = {"PATH": f"{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin",
+               "HOME": str(HOME), "TMPDIR": str(SCRATCH), "LANG": "C.UTF-8",
+               "PYTHONPATH": str(SDK_MOUNT), "PYTHONUNBUFFERED": "1",
+               "NUMBA_CACHE_DIR": str(HOME / ".numba"),
+               "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token,
+               "REFEREE_GAME": self.game}
+        if self.kernels is not None:  # the SDK copies them into its cache (protocol.host)
+            env["NUMBA_CACHE_DIR" if self.compile_kernels else "REFEREE_KERNELS"] = \
+                str(KERNELS_MOUNT)
+        return env
 
 
 @functools.cache
@@ -199,6 +207,9 @@ class Sandbox:
         args += _dirs_for(SDK_MOUNT / "x", made)
         for d in sdk_packages():
             args += _ro_bind(d, SDK_MOUNT / d.name)
+        if plan.kernels is not None:
+            bind = "--bind" if plan.compile_kernels else "--ro-bind"
+            args += _dirs_for(KERNELS_MOUNT, made) + [bind, str(plan.kernels), str(KERNELS_MOUNT)]
         args += _dirs_for(plan.bot_dir, made) + _ro_bind(plan.bot_dir)
         for p in plan.hide:
             args += ["--ro-bind", "/dev/null", str(p)] if p.is_file() else ["--tmpfs", str(p)]

@@ -42,6 +42,8 @@ def referee(*args: str, home: Path | None = None, timeout: float = 180,
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "COLUMNS": "200"}
     if home is not None:
         env["HOME"] = str(home)  # where an unsandboxed probe writes, not the real HOME
+        # ... but the compiled kernels stay where every run finds them
+        env.setdefault("XDG_CACHE_HOME", str(Path.home() / ".cache"))
     return subprocess.run([REFEREE, *args], capture_output=True, text=True, env=env,
                           timeout=timeout)
 
@@ -245,3 +247,30 @@ def test_cgroups_of_a_killed_referee_are_removed_by_the_next_run(tmp_path):
                   "--games", "1", "--out", str(tmp_path / "next"))
     assert res.returncode == 0, res.stderr
     assert _cgroups_of(proc.pid) == []
+
+
+@needs_bwrap
+def test_sandboxed_bots_load_the_kernels_compiled_once_and_cannot_change_them(tmp_path):
+    """The first sandboxed run on a machine (here: a fresh cache folder) compiles the
+    evaluator's kernels once; every bot process then loads them from numba's cache
+    (no compile in the bot), and none can write to them."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copy(ROOT / "tests" / "bots" / "kernel_probe.py", bots / "kernel_probe.py")
+    shutil.copy(ROOT / "bots" / "caller.py", bots / "caller.py")
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(cache)}
+    for run in ("run1", "run2"):
+        res = subprocess.run([REFEREE, "run", "--bots", str(bots / "kernel_probe.py"),
+                              str(bots / "caller.py"), "--players", "2", "--games", "4",
+                              "--duplicate", "--sandbox", "bwrap", "--out", str(tmp_path / run)],
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
+        logs = sorted((tmp_path / run / "logs").glob("kernel_probe.*.stderr.log"))
+        reports = [ln for log in logs for ln in log.read_text().splitlines()
+                   if ln.startswith(("kernels:", "planting:"))]
+        assert len(logs) >= 2  # one process per deal of a duplicate group
+        assert reports.count("kernels: hits=1 misses=0") == len(logs), reports
+        assert reports.count("planting: refused") == len(logs), reports
+    compiled = list((cache / "referee" / "kernels").iterdir())
+    assert len(compiled) == 1 and not list(compiled[0].rglob("planted.py"))

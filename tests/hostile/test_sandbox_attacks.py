@@ -57,7 +57,8 @@ MODES = {
     "run-as": ("none", f"uid-range:{RUN_AS_BASE}"),
 }
 ALLOWED_ENV = {"PWD", "PATH", "HOME", "TMPDIR", "LANG", "PYTHONPATH", "PYTHONUNBUFFERED",
-               "NUMBA_CACHE_DIR", "REFEREE_ENDPOINT", "REFEREE_TOKEN", "REFEREE_GAME"}
+               "NUMBA_CACHE_DIR", "REFEREE_ENDPOINT", "REFEREE_TOKEN", "REFEREE_GAME",
+               "REFEREE_KERNELS"}
 SECRET = "referee-secret-7f3a9c"  # in the referee's environment only
 
 
