@@ -208,8 +208,9 @@ class LiveBoard:
 
 
 class SprtProgress:
-    """``play_sprt``'s ``on_update``: on a terminal, ``status`` of the match and the rate
-    in ``live``; off one, :class:`ProgressLines` with the LLR and its bounds."""
+    """``play_sprt``'s ``on_update``: on a terminal, ``status`` of the match, the rate and
+    the time to ``max_games`` (the most it can take) in ``live``; off one,
+    :class:`ProgressLines` with the LLR and its bounds."""
 
     def __init__(self, console: Console, live: Live, max_games: int,
                  status: Callable[[Any], str], emit: Callable[[str], None],
@@ -223,7 +224,9 @@ class SprtProgress:
         if self.console.is_terminal:
             elapsed = self.lines.clock() - self.lines.started
             rate = (match.games - self.lines.first) / elapsed if elapsed > 0 else 0.0
-            self.live.update(Text(f"{self.status(match)}  {rate:.1f} games/s"))
+            left = (self.lines.total or 0) - match.games
+            eta = f", at most {duration(left / rate)} left" if rate > 0 else ""
+            self.live.update(Text(f"{self.status(match)}  {rate:.1f} games/s{eta}"))
             return
         lo, hi = match.test.bounds
         self.lines.update(match.games, self.tally.faults, self.tally.leader(),
