@@ -613,7 +613,7 @@ def rate(
     try:
         anchor_at = parse_anchor(anchor) if anchor else None
         records: list[dict[str, Any]] = []
-        per_run, varying = [], []
+        per_run, varying, configs = [], [], []
         for run_dir in run_dirs:
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
@@ -621,13 +621,14 @@ def rate(
                                     warn=say)
             cfg = run_dir / "config.json"
             config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
+            configs.append(config)
             per_run.append(run_settings(config))
             varying.append(set(varying_settings(config)))
         settings = merge_settings(per_run, allow_mixed=allow_mixed)
         mixed = allow_mixed or tuple(set.intersection(*varying))  # what every run lets vary
         report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed,
                               metric=records_metric(records))
-        bracket = run_bracket(run_dirs, records)
+        bracket = run_bracket(configs, records)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
@@ -645,11 +646,13 @@ def rate(
     say("wrote " + ", ".join(str(p) for p in paths), to=console)
 
 
-def run_bracket(run_dirs: list[Path], records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The bracket of a single tables run, from its journal (None for anything else)."""
-    if len(run_dirs) != 1 or not (run_dirs[0] / CONFIG_FILE).is_file():
+def run_bracket(configs: list[dict[str, Any]], records: list[dict[str, Any]]
+                ) -> dict[str, Any] | None:
+    """The bracket of a single tables run (its ``config.json`` configuration), from its
+    journal; None for anything else."""
+    if len(configs) != 1 or configs[0].get("format") != "tables":
         return None
-    tables = make_format(load_config(run_dirs[0]).to_dict())
+    tables = make_format(configs[0])
     return bracket_to_dict(tables.bracket(records)) if isinstance(tables, Tables) else None
 
 

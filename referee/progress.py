@@ -40,7 +40,7 @@ from rich.progress import (
 from rich.text import Text
 
 from leaderboards import Report, ReportError, build_report, inert, rich_table
-from referee.journal import read_results
+from referee.journal import JournalError, read_results
 
 PROGRESS_EVERY_S = 10.0  # off a terminal: a line at most this often (seconds) ...
 PROGRESS_SHARES = 10  # ... and one at each tenth of the games planned
@@ -235,9 +235,12 @@ class SprtProgress:
 
 def journalled(run_dir: Path | None) -> tuple[Tally, int]:
     """The tally and the number of the games in a run directory's journal (none for a
-    new run)."""
+    new run, or a journal that cannot be read)."""
     tally = Tally()
-    records = read_results(run_dir) if run_dir is not None else []
+    try:
+        records = read_results(run_dir) if run_dir is not None else []
+    except JournalError:  # the run itself says what is wrong with its journal, and stops
+        records = []
     for record in records:
         tally.add(record)
     return tally, len(records)
