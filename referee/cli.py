@@ -106,7 +106,7 @@ _sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for card games.")
 console = Console()
-if not console.is_terminal:  # logs and CI: wide enough for the leaderboard's ten columns
+if not console.is_terminal and "COLUMNS" not in os.environ:  # logs and CI: room for all columns
     console.width = 140
 err_console = Console(stderr=True)
 
