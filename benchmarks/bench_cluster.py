@@ -75,9 +75,11 @@ def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
 
 def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     """The coordinator with instantly answering tasks (see the module)."""
-    from referee.cli import LiveBoard
+    from leaderboards import merge_settings
+    from referee.cli import run_settings, varying_settings
     from referee.cluster import ClusterPool, connect
     from referee.journal import read_results
+    from referee.progress import run_report
     from referee.tournament import load_config
 
     (tmp / "reference").symlink_to(reference)
@@ -94,7 +96,9 @@ def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     pool.run()
     played = time.perf_counter() - start
     start = time.perf_counter()
-    LiveBoard(config, None, 0).report(read_results(config.out))
+    settings = config.to_dict()
+    run_report(merge_settings([run_settings(settings)]), [b.name for b in config.bots],
+               mixed=varying_settings(settings))(read_results(config.out))
     fit = time.perf_counter() - start
     return {"games": pool.played, "rate": pool.played / played, "fit": fit}
 

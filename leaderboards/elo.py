@@ -86,7 +86,7 @@ _LL_SLACK = 1e-13
 _PRIOR_WINS = 0.5
 _NOTE_NAMES = 5
 
-_BOUND_NOTE = {
+BOUND_NOTE = {
     "lower": "never beaten from outside its group: maximum-likelihood Elo is +infinity; "
              "value (from a half-win prior) is a lower bound",
     "upper": "never beat anyone outside its group: maximum-likelihood Elo is -infinity; "
@@ -285,17 +285,21 @@ def _pairs(players: list[np.ndarray], places: list[np.ndarray]
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of bots in every game as (game index, first, second, first's result)
     arrays: the result is 1 when ``first`` finished ahead, 1/2 on a shared place."""
-    gid, first, second, result = [], [], [], []
-    for g, (bots, rank) in enumerate(zip(players, places, strict=True)):
-        i, j = np.triu_indices(len(bots), 1)
-        behind = rank[i] > rank[j]  # put the bot ahead first
-        i, j = np.where(behind, j, i), np.where(behind, i, j)
-        gid.append(np.full(len(i), g))
-        first.append(bots[i])
-        second.append(bots[j])
-        result.append(np.where(rank[i] == rank[j], 0.5, 1.0))
-    return (np.concatenate(gid), np.concatenate(first), np.concatenate(second),
-            np.concatenate(result))
+    by_size: dict[int, list[int]] = {}
+    for g, bots in enumerate(players):
+        by_size.setdefault(len(bots), []).append(g)
+    parts = []
+    for n, games in by_size.items():  # the games of one table size at once, as arrays
+        i, j = np.triu_indices(n, 1)
+        bots, rank = np.stack([players[g] for g in games]), np.stack([places[g] for g in games])
+        behind = rank[:, i] > rank[:, j]  # put the bot ahead first
+        parts.append((np.repeat(np.asarray(games), len(i)),
+                      np.where(behind, bots[:, j], bots[:, i]).ravel(),
+                      np.where(behind, bots[:, i], bots[:, j]).ravel(),
+                      np.where(rank[:, i] == rank[:, j], 0.5, 1.0).ravel()))
+    gid, first, second, result = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+    order = np.argsort(gid, kind="stable")  # game by game, as the games were given
+    return gid[order], first[order], second[order], result[order]
 
 
 def _closure(adj: np.ndarray) -> np.ndarray:
@@ -348,7 +352,7 @@ def _notes(names: list[str], comps: list[np.ndarray], bounds: list[Bound | None]
             parts.append(f"not connected to the main component ({listed}); "
                          "centred on its own component's mean")
         if bounds[i] is not None:
-            parts.append(_BOUND_NOTE[bounds[i]])
+            parts.append(BOUND_NOTE[bounds[i]])
         notes.append("; ".join(parts) or None)
     return notes
 

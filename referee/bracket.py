@@ -67,13 +67,16 @@ class StagePlan:
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One bot's line in its table's standings (``place`` 1 is the table's best)."""
+    """One bot's line in its table's standings (``place`` 1 is the table's best);
+    ``lot``: its place against a bot level with it on score, wins and head-to-head was
+    drawn by the seeded lot (a finished table only)."""
 
     place: int
     bot: str
     games: int
     score: float
     wins: int
+    lot: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +132,7 @@ class _TableState:
     bots: tuple[int, ...]
     games: tuple[ScheduledGame, ...]
     played: int
-    ranking: tuple[tuple[int, int, Fraction, int], ...]  # bot, games, score, wins; best first
+    ranking: tuple[tuple[int, int, Fraction, int, bool], ...]  # bot, games, score, wins, lot
 
     @property
     def finished(self) -> bool:
@@ -243,8 +246,10 @@ class Tables:
                                                0, (), ()))
                     continue
                 state = states[t]
-                rows = tuple(Standing(place, self.names[bot], games, float(score), wins)
-                             for place, (bot, games, score, wins) in enumerate(state.ranking, 1))
+                rows = tuple(Standing(place, self.names[bot], games, float(score), wins,
+                                      lot and state.finished)
+                             for place, (bot, games, score, wins, lot)
+                             in enumerate(state.ranking, 1))
                 advanced = tuple(r.bot for r in rows[:plan.advance]) if state.finished else ()
                 tables.append(BracketTable(t, size, tuple(self.names[b] for b in state.bots),
                                            len(state.games), state.played, rows, advanced))
@@ -322,8 +327,9 @@ def _deal(order: Sequence[int] | range, sizes: Sequence[int]) -> list[tuple[int,
 
 def _rank(bots: Sequence[int], records: Mapping[int, Record],
           seating: Mapping[int, tuple[int, ...]],
-          lot: random.Random) -> tuple[tuple[int, int, Fraction, int], ...]:
-    """(bot, games, score, wins) best first, by score, wins, head-to-head, then the lot."""
+          lot: random.Random) -> tuple[tuple[int, int, Fraction, int, bool], ...]:
+    """(bot, games, score, wins, by lot) best first, by score, wins, head-to-head, then the
+    lot; ``by lot``: level with another bot on the three, so the lot placed it."""
     points = {b: Fraction(0) for b in bots}
     games = dict.fromkeys(bots, 0)
     wins = dict.fromkeys(bots, 0)
@@ -350,8 +356,12 @@ def _rank(bots: Sequence[int], records: Mapping[int, Record],
                     head_to_head[a] += 1
                 elif places[b] < places[a]:
                     head_to_head[b] += 1
+    def level(b: int) -> tuple[Fraction, int, int]:
+        return score[b], wins[b], head_to_head[b]
+
     order = sorted(bots, key=lambda b: (-score[b], -wins[b], -head_to_head[b], drawn.index(b)))
-    return tuple((b, games[b], score[b], wins[b]) for b in order)
+    keys = [level(b) for b in order]
+    return tuple((b, games[b], score[b], wins[b], keys.count(level(b)) > 1) for b in order)
 
 
 def render_bracket(b: Bracket) -> str:
@@ -376,6 +386,7 @@ def render_bracket(b: Bracket) -> str:
                 mark = "  advances" if s.bot in table.advanced else ""
                 if stage.final and table.finished and s.place == 1:
                     mark = "  champion"
+                mark += "  (place drawn by lot)" if s.lot else ""
                 lines.append(f"    {s.place:>2}. {s.bot:<{width}}  score {s.score:.3f}  "
                              f"wins {s.wins}/{s.games}{mark}")
     return "\n".join(lines)
@@ -401,7 +412,8 @@ def bracket_to_dict(b: Bracket) -> dict[str, Any]:
                 "played": t.played,
                 "finished": t.finished,
                 "standings": [{"place": s.place, "bot": s.bot, "games": s.games,
-                               "score": s.score, "wins": s.wins} for s in t.standings],
+                               "score": s.score, "wins": s.wins, "lot": s.lot}
+                              for s in t.standings],
                 "advanced": list(t.advanced),
             } for t in stage.tables],
         } for stage in b.stages],

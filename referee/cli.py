@@ -24,7 +24,6 @@ import json
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -34,14 +33,12 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console, Group
+from rich.console import Console
 from rich.live import Live
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 from typer import rich_utils
 
 from leaderboards import (
-    Report,
     ReportError,
     build_report,
     inert,
@@ -72,7 +69,7 @@ from referee.gameopts import (
     resolve_game,
 )
 from referee.games import DEFAULT_GAME
-from referee.games.api import Game, Metric
+from referee.games.api import Game
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
 from referee.process import (
@@ -83,6 +80,7 @@ from referee.process import (
     describe_isolation,
     resolve_bots,
 )
+from referee.progress import LiveBoard, SprtProgress, print_standings, run_report
 from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, hosting_paths, resolve
@@ -109,7 +107,7 @@ _sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for card games.")
 console = Console()
-if not console.is_terminal:  # logs and CI: wide enough for the leaderboard's ten columns
+if not console.is_terminal and "COLUMNS" not in os.environ:  # logs and CI: room for all columns
     console.width = 140
 err_console = Console(stderr=True)
 
@@ -476,66 +474,6 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
 
 TABLES_MAX = 6  # official rules 8.4: tables of at most 6
 SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed")
-LIVE_REFIT_S = 1.0  # the live table is refitted at most this often
-LIVE_REFIT_SHARE = 10  # ... and waits at least ten times as long as its last fit took
-
-
-class LiveBoard:
-    """The progress bar and, on a terminal, the leaderboard so far. The leaderboard is
-    refitted in a thread of its own, at most once a second, so that the runner's loop
-    (and with it the bots' clocks) never waits for a fit."""
-
-    def __init__(self, config: RunConfig, total: int | None, done: int,
-                 metric: Metric | None = None):
-        self.names = [b.name for b in config.bots]
-        self.metric = metric  # the game's own measure, beside the Elo
-        self.settings = merge_settings([run_settings(config.to_dict())])  # as `rate` sees it
-        self.anchor = (config.baseline, 0.0) if config.baseline else None
-        self.mixed = varying_settings(config.to_dict())
-        self.progress = Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(),
-                                 TimeElapsedColumn(), console=console, transient=True)
-        self.task = self.progress.add_task("games", total=total, completed=done)
-        self.live = Live(Group(self.progress), console=console, refresh_per_second=4,
-                         transient=True)
-        self.on = console.is_terminal
-        self._fitting = False
-        self._next_fit = 0.0
-
-    def report(self, records: list[dict[str, Any]]) -> Report:
-        return build_report(records, self.settings, anchor=self.anchor, bots=self.names,
-                            allow_mixed=self.mixed, metric=self.metric)
-
-    def on_game(self, tournament: Tournament, _record: dict[str, Any]) -> None:
-        self.progress.update(self.task, completed=tournament.played)
-        if self.on and not self._fitting and time.monotonic() > self._next_fit:
-            self._fitting = True
-            threading.Thread(target=self._refit, args=(tournament.config.out,),
-                             daemon=True).start()
-
-    def _refit(self, run_dir: Path) -> None:
-        """Fit the journal as it is now (the runner keeps no records in memory; a line
-        being written is a torn last line, left out)."""
-        started = time.monotonic()
-        try:
-            records = read_results(run_dir)
-            self.live.update(Group(self.progress, rich_table(self.report(records))))
-        except ReportError:
-            pass  # no complete duplicate group yet
-        finally:
-            # The fit shares the interpreter with the runner's loop: as the journal grows
-            # and fits take longer, fit less often, so they never take over.
-            took = time.monotonic() - started
-            self._next_fit = time.monotonic() + max(LIVE_REFIT_S, LIVE_REFIT_SHARE * took)
-            self._fitting = False
-
-    def __enter__(self) -> LiveBoard:
-        if self.on:
-            self.live.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.on:
-            self.live.stop()
 
 
 def deals_note(config: RunConfig) -> str:
@@ -546,8 +484,8 @@ def deals_note(config: RunConfig) -> str:
 
 def planned_games(tournament: Tournament) -> int | None:
     """How many games the run will have, when its format knows in advance."""
-    if tournament.config.format == "tables":
-        return None  # later stages depend on results
+    if isinstance(tournament.format, Tables):
+        return tournament.format.games  # who plays later depends on results; not how many
     games = tournament.format.stage(0, [])
     return len(games) if isinstance(games, list) else None
 
@@ -581,7 +519,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
     say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.game} "
         f"{params_text(config.params)}, "
         f"{config.format}, {total or config.games} games"
-        f"{' per table' if config.format == 'tables' else ''}, {duplicate}, "
+        f"{f' ({config.games} per table)' if config.format == 'tables' else ''}, {duplicate}, "
         f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}, "
         f"{deals_note(config)}"
         f"{', in-process' if local is not None else ''}"
@@ -589,7 +527,11 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         f"{f', cluster {cluster.address}' if cluster is not None else ''})", to=console)
     if local is None:
         say(describe_isolation(config.sandbox, config.limits), to=console)
-    board = LiveBoard(config, total, 0, runner.rules.metric)
+    board = LiveBoard(console, total, run_report(
+        merge_settings([run_settings(config.to_dict())]), [b.name for b in config.bots],
+        (config.baseline, 0.0) if config.baseline else None,
+        varying_settings(config.to_dict()), runner.rules.metric),
+        lambda s: say(s, to=console), config.out if resume else None)
     runner.progress = board.on_game
     caught: list[int] = []
 
@@ -613,7 +555,9 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
         write_text(config.out / "counters.json",
                    json.dumps(runner.counters_report(), indent=2) + "\n")
     if runner.interrupted or code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
-        print_fault_summary(read_results(config.out), config.out)  # of the games so far
+        so_far = read_results(config.out)
+        print_standings(console, so_far, board.report)
+        print_fault_summary(so_far, config.out)
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
         say(f"interrupted: {runner.played} games are in the journal{abandoned}; go on with: "
@@ -630,11 +574,13 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     except ReportError as exc:
         say(str(exc), "error: ")
         return EXIT_INTERNAL
-    write_reports(report, config.out)
-    console.print(rich_table(report))
-    if isinstance(runner.format, Tables):
-        b = runner.format.bracket(records)
-        write_text(config.out / "bracket.json", json.dumps(bracket_to_dict(b), indent=2) + "\n")
+    b = runner.format.bracket(records) if isinstance(runner.format, Tables) else None
+    bracket = None if b is None else bracket_to_dict(b)
+    if bracket is not None:
+        write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
+    write_reports(report, config.out, records, bracket, replays=True)
+    console.print(rich_table(report, console.width))
+    if b is not None:
         text = render_bracket(b)
         write_text(config.out / "bracket.txt", text + "\n")
         for line in text.splitlines():
@@ -671,7 +617,7 @@ def rate(
     try:
         anchor_at = parse_anchor(anchor) if anchor else None
         records: list[dict[str, Any]] = []
-        per_run, varying = [], []
+        per_run, varying, configs = [], [], []
         for run_dir in run_dirs:
             if not (run_dir / GAMES_FILE).is_file():
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
@@ -679,12 +625,14 @@ def rate(
                                     warn=say)
             cfg = run_dir / "config.json"
             config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
+            configs.append(config)
             per_run.append(run_settings(config))
             varying.append(set(varying_settings(config)))
         settings = merge_settings(per_run, allow_mixed=allow_mixed)
         mixed = allow_mixed or tuple(set.intersection(*varying))  # what every run lets vary
         report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed,
                               metric=records_metric(records))
+        bracket = run_bracket(configs, records)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
@@ -693,12 +641,23 @@ def rate(
     except ConfigError as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     try:
-        paths = write_reports(report, target)
+        paths = write_reports(report, target, records, bracket,
+                              replays=len(run_dirs) == 1 and target == run_dirs[0])
     except OSError as exc:
         raise fail(EXIT_INTERNAL, f"cannot write the leaderboard into {target}: "
                                   f"{exc.strerror or exc}") from None
-    console.print(rich_table(report))
+    console.print(rich_table(report, console.width))
     say("wrote " + ", ".join(str(p) for p in paths), to=console)
+
+
+def run_bracket(configs: list[dict[str, Any]], records: list[dict[str, Any]]
+                ) -> dict[str, Any] | None:
+    """The bracket of a single tables run (its ``config.json`` configuration), from its
+    journal; None for anything else."""
+    if len(configs) != 1 or configs[0].get("format") != "tables":
+        return None
+    tables = make_format(configs[0])
+    return bracket_to_dict(tables.bracket(records)) if isinstance(tables, Tables) else None
 
 
 def parse_anchor(text: str) -> tuple[str, float]:
@@ -795,9 +754,8 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
                 f"(W {o['W']} D {o['D']} L {o['L']})  games {m.games}  "
                 f"Elo {est.elo:+.1f} [{est.low:+.1f}, {est.high:+.1f}]")
 
-    def on_update(m: SprtMatch) -> None:
-        if live_on:
-            live.update(Text(status_line(m)))
+    on_update = SprtProgress(console, live, max_games, status_line,
+                             lambda s: say(s, to=console), config.out if resume else None)
 
     result: list[SprtMatch] = []
 
@@ -812,7 +770,11 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
         return EXIT_OK
 
     code = guarded(config, body)
-    print_fault_summary(read_results(config.out), config.out)
+    so_far = read_results(config.out)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        print_standings(console, so_far, run_report(
+            merge_settings([run_settings(config.to_dict())]), [b.name for b in config.bots]))
+    print_fault_summary(so_far, config.out)
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
         say(f"go on with: referee resume {config.out}")
     if code != EXIT_OK:

@@ -108,12 +108,12 @@ def load_test(run_dir: Path) -> tuple[Sprt, int]:
 
 
 def play_sprt(config: RunConfig, test: Sprt, max_games: int,
-              on_update: Callable[[SprtMatch], None] | None = None,
+              on_update: Callable[[SprtMatch, dict[str, Any]], None] | None = None,
               resume: bool = False, cluster: Cluster | None = None) -> SprtMatch:
     """Run the SPRT match, or with ``resume`` go on with the one in ``config.out``;
     ``config.bots`` is (candidate, baseline), two players, and ``config.format`` is
     ``sprt``: at most ``max_games`` games (whole pairs). ``cluster``: the Dask cluster
-    that plays them (``referee.cluster``)."""
+    that plays them (``referee.cluster``). ``on_update(match, record)`` after each game."""
     match = SprtMatch(test, config.bots[CANDIDATE].name, config.bots[BASELINE].name,
                       max_games)
     if resume:
@@ -128,7 +128,7 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
         if match.decided_at_pairs is not None:
             runner.stop()
         if on_update:
-            on_update(match)
+            on_update(match, record)
 
     try:
         if match.decided_at_pairs is None:

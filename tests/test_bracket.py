@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from leaderboards.bracket_view import bracket_html, bracket_markdown
 from referee.bracket import (
     Tables,
     bracket_to_dict,
@@ -194,6 +195,24 @@ def test_the_lot_breaks_a_complete_tie_from_the_seed() -> None:
         assert sorted(top) == sorted([names(7)[a], names(7)[b]])
         winners.add(top[0] == names(7)[a])
     assert winners == {True, False}
+
+
+def test_a_place_drawn_by_lot_is_marked_in_the_bracket_and_on_the_pages() -> None:
+    t, tables = seven()
+    three = tables[1]
+    a, b, c = three[0].seating
+    even = t.bracket(scripted(three, (a, b, c), EVEN, 7))
+    table = even.stages[0].tables[1]
+    assert [s.lot for s in table.standings] == [True, True, False]
+    by_wins = t.bracket(scripted(three, (a, b, c), WINS, 7)).stages[0].tables[1]
+    assert not any(s.lot for s in by_wins.standings)  # wins decided it, not the lot
+    assert render_bracket(even).count("(place drawn by lot)") == 2
+    data = bracket_to_dict(even)
+    assert [s["lot"] for s in data["stages"][0]["tables"][1]["standings"]] == [True, True, False]
+    md, html = bracket_markdown(data), bracket_html(data)
+    assert "drawn by the lot" in md and "drawn by the lot" in html
+    assert html.count('<tr class="lot">') == 2
+    assert "Champion: not decided yet" in md  # the final is still to play
 
 
 # --------------------------------------------------------------------------- whole tournaments

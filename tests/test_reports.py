@@ -109,10 +109,8 @@ def test_reference_case_gives_the_reference_elo() -> None:
         assert r.games == 10
     assert sum(r.wins for r in report.rows) == 10
     assert caption(report) == (
-        "Elo from places (Bradley-Terry, pairs 'A finished ahead of B'; a shared place is "
-        "half a win each way), centred on the pool mean | polish-poker official, 4 players, "
-        "move 1000 ms + bank 5000 ms | "
-        "10 games from 1 run")
+        "polish-poker official, 4 players, move 1000 ms + bank 5000 ms | 10 games from 1 run "
+        "| Elo 0 = pool mean")
 
 
 def test_anchor_and_unrated_bots() -> None:
@@ -122,7 +120,7 @@ def test_anchor_and_unrated_bots() -> None:
     assert rows["3"].elo == 1500.0 and rows["3"].se == 0.0
     assert rows["0"].elo == pytest.approx(1500 + REFERENCE_ELO["0"] - REFERENCE_ELO["3"])
     assert report.settings["anchor"] == ("3", 1500.0)
-    assert "anchored at 3 = 1500 |" in caption(report)
+    assert caption(report).endswith("| Elo 1500 = 3")
     new = report.rows[-1]
     assert (new.bot, new.rank, new.elo, new.ci95, new.games, new.score) == \
         ("newcomer", None, None, None, 0, None)
@@ -141,15 +139,18 @@ def test_bounds_are_marked_in_every_format() -> None:
     rows, notes = table_cells(report)
     elo = [cells[COLUMNS.index("Elo")] for cells in rows]
     assert elo[0].startswith(">= ") and elo[1].startswith("~ ") and elo[2].startswith("<= ")
-    assert all(cell.endswith(f"[{k}]") for k, cell in enumerate(elo, 1))
-    assert len(notes) == 3 and "lower bound" in notes[0] and "upper bound" in notes[2]
+    # A bound is shown as one, with no interval and one short note for every mark.
+    assert all("[" not in cell for cell in elo)
+    assert [cells[COLUMNS.index("+/-95%")] for cells in rows] == ["-", "-", "-"]
+    assert notes == ["Elo >= <= ~: a bound, not an estimate, so no interval (>= never beaten "
+                     "by the others; <= never beat them; ~ only its order is known)"]
 
     md, csv_text, html = to_markdown(report), to_csv(report), to_html(report)
     for cell in elo:
         assert f"| {cell} |" in md
         assert f",{cell}," in csv_text
         assert cell.replace(">", "&gt;").replace("<", "&lt;") in html
-    assert "lower bound" in md and "lower bound" in html
+    assert "a bound, not an estimate" in md and "a bound, not an estimate" in html
     assert csv_text.splitlines()[0].endswith(",note")
     assert "lower bound" in csv_text.splitlines()[1]
 
@@ -160,7 +161,7 @@ def test_bounds_are_marked_in_every_format() -> None:
     console = Console(record=True, width=250)
     console.print(rich_table(report))
     text = console.export_text()
-    assert ">= " in text and "<= " in text and "lower bound" in text
+    assert ">= " in text and "<= " in text and "a bound, not an estimate" in text
 
 
 def test_html_is_self_contained_with_one_chart_row_per_bot() -> None:
@@ -171,9 +172,10 @@ def test_html_is_self_contained_with_one_chart_row_per_bot() -> None:
     assert html.count("<svg") == 1 and html.count("</svg>") == 1
     svg = html[html.index("<svg"):html.index("</svg>")]
     assert svg.count('<g class="row') == len(report.rows) == 5
-    assert ">Elo</text>" in svg and svg.count('class="grid"') >= 3  # an axis with ticks
+    assert 'class="axis-label"' in svg and svg.count('class="grid"') >= 3  # an axis, ticks
     assert "late &lt;b&gt;bot&lt;/b&gt;" in html and "<b>" not in html
-    assert html.count("<table>") == 2  # the leaderboard and the head-to-head table
+    assert html.count("<table>") == 1  # the leaderboard
+    assert html.count('<table class="heat">') == 1  # and the head-to-head heat map
     assert caption(report).replace("'", "&#x27;") in html
 
 
@@ -246,7 +248,7 @@ def test_mixed_settings_are_refused_unless_allowed() -> None:
         build_report(official + polacco, SETTINGS)
     mixed = build_report(official + polacco, SETTINGS, allow_mixed=True)
     assert mixed.settings["rules"] == ("official", "polacco")
-    assert "| polish-poker official/polacco, 2 players," in caption(mixed)
+    assert caption(mixed).startswith("polish-poker official/polacco, 2 players,")
     with pytest.raises(ReportError, match="mix players"):
         build_report(official + games([["a", "b", "c"]], run=2), SETTINGS)
 

@@ -208,3 +208,17 @@ def test_step_pages_through_a_game_on_a_terminal(run: Path) -> None:
         if proc.poll() is None:
             proc.kill()
         os.close(main)
+
+
+def test_verify_holds_the_transcripts_names_and_faults_to_the_journal(run: Path,
+                                                                     tmp_path: Path) -> None:
+    """What ``show`` takes from a schema 3 transcript must be what ``games.jsonl`` says."""
+    for field, change in (("seats", lambda v: v[::-1]), ("faults", lambda v: v[1:])):
+        bad = tmp_path / field
+        shutil.copytree(run, bad)
+        docs = [json.loads(line) for line in (bad / "transcripts.jsonl").read_text().splitlines()]
+        docs[0][field] = change(docs[0][field])
+        (bad / "transcripts.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+        res = referee("verify", str(bad), cwd=tmp_path)
+        assert res.returncode == 1 and f"game {docs[0]['game']}: {field} " in res.stderr, (
+            res.stderr)
