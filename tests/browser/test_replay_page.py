@@ -271,3 +271,18 @@ def test_turkish_poker_and_golf_games_step_as_their_replays(
     step_through(page, run, r, 0)
     page.shot(game)
     assert page.errors == []
+
+
+def test_the_leaderboards_link_opens_that_bots_games(page: Any, polish: Run) -> None:
+    """leaderboard.html links each bot to replay.html#bot=NAME (STEPS.md)."""
+    tab = page.page
+    page.open(polish.path / "leaderboard.html")
+    link = tab.locator(f'a[href="replay.html#bot={quote(MARKUP, safe="")}"]')
+    assert link.count() >= 1
+    link.first.click()
+    tab.wait_for_selector("#table .seat")
+    mine = sorted(g for g, r in polish.games.items() if MARKUP in r.names)
+    assert tab.input_value("#botfilter") == MARKUP
+    assert tab.inner_text("#count") == f"{len(mine)} of {len(polish.games)} games"
+    assert tab.inner_text("#gamehead .title") == f"Game {mine[0]}"
+    assert page.errors == []
