@@ -29,7 +29,7 @@ from leaderboards.charts import elo_chart, faults_chart, heat_map, history_chart
 from leaderboards.history import EloHistory
 from leaderboards.report import Report
 
-REPLAY_PAGE = "replay.html"
+REPLAY_PAGE = "replay.html"  # written beside the leaderboard by referee.show.html
 
 
 def replay_link(bot: str) -> str:

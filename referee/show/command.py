@@ -14,10 +14,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
+from referee.show.html import REPLAY_FILE, write_replay
 from referee.show.select import ShowError, pick, replays, summaries
 from referee.show.terminal import keys, page, print_whole
-
-REPLAY_FILE = "replay.html"
 
 
 @dataclass(frozen=True)
@@ -55,8 +54,6 @@ def show(req: ShowRequest, console: Console) -> int:
     _check(req)
     found = pick(summaries(req.run_dir), req.game, req.bot, req.lost, req.fault)
     if req.html:
-        from referee.show.html import write_replay
-
         path = write_replay(req.run_dir, [g.game for g in found],
                             req.out or req.run_dir / REPLAY_FILE)
         console.print(Text(f"replay of {len(found)} game{'s' * (len(found) != 1)}: {path}"),

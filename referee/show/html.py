@@ -23,11 +23,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import IO, Any
 
+from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
-
-REPLAY_FILE = "replay.html"
 
 
 def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:

@@ -8,6 +8,7 @@ after a resume has two transcripts: the later one is the game's.
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Collection, Iterator, Sequence
@@ -148,10 +149,10 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     """The replays of ``games``, by game number, one transcript read at a time."""
     run_dir = Path(run_dir)
     wanted = set(games)
-    records = {}
+    records = {}  # only what a replay takes of each record: a large run has many
     for rec in _records(run_dir):
         if rec.get("game") in wanted:
-            records[rec["game"]] = rec
+            records[rec["game"]] = {k: rec.get(k) for k in _KEPT}
     missing = sorted(wanted - set(records))
     if missing:
         raise ShowError(f"no game {missing[0]} in {run_dir / GAMES_FILE}")
@@ -173,6 +174,9 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
                 raise ShowError(f"{path}: the transcript of game {game} is not a record "
                                 f"({exc})") from None
             yield _replay(records[game], transcript)
+
+
+_KEPT = ("game", "seats", "places", "faults", "scores")
 
 
 def _replay(rec: dict[str, Any], transcript: dict[str, Any]) -> GameReplay:
@@ -202,11 +206,13 @@ def _replay(rec: dict[str, Any], transcript: dict[str, Any]) -> GameReplay:
 
 
 def _step_of(steps: Sequence[Step], event: int) -> int:
-    """The index of the step that shows ``event`` (the last step for one past the end)."""
-    for i, step in enumerate(steps):
-        if step.event >= event:
-            return i
-    return len(steps) - 1
+    """The index of the step that shows ``event`` (the last step for one past the end);
+    steps' events increase strictly.
+
+    >>> _step_of([Step(1, None, "", ()), Step(4, None, "", ())], 3)
+    1
+    """
+    return min(bisect.bisect_left(steps, event, key=lambda s: s.event), len(steps) - 1)
 
 
 def _times(steps: Sequence[Step], decisions: Sequence[Sequence[Any]] | None
