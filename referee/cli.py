@@ -84,7 +84,7 @@ from referee.progress import LiveBoard, SprtProgress, print_standings, run_repor
 from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, hosting_paths, resolve
-from referee.show.html import replay_after_run
+from referee.show.html import REPLAY_FILE, replay_after_run
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
@@ -578,14 +578,15 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     bracket = None if b is None else bracket_to_dict(b)
     if bracket is not None:
         write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
-    write_reports(report, config.out, records, bracket, replays=True)
+    replay = replay_after_run(config.out, lambda line: say(line, "error: "),
+                              lambda line: say(line, to=console))
+    write_reports(report, config.out, records, bracket, replays=replay is not None)
     console.print(rich_table(report, console.width))
     if b is not None:
         text = render_bracket(b)
         write_text(config.out / "bracket.txt", text + "\n")
         for line in text.splitlines():
             say(line, to=console)
-    replay = replay_after_run(config.out, lambda line: say(line, "error: "))
     say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
         "leaderboard.{json,csv,md,html}", to=console)
     if replay is not None:
@@ -642,7 +643,7 @@ def rate(
         raise fail(EXIT_USAGE, str(exc)) from None
     try:
         paths = write_reports(report, target, records, bracket,
-                              replays=len(run_dirs) == 1 and target == run_dirs[0])
+                              replays=(target / REPLAY_FILE).is_file())
     except OSError as exc:
         raise fail(EXIT_INTERNAL, f"cannot write the leaderboard into {target}: "
                                   f"{exc.strerror or exc}") from None
@@ -780,7 +781,8 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
     if code != EXIT_OK:
         return code
     match = result[0]
-    replay_after_run(config.out, lambda line: say(line, "error: "))
+    replay_after_run(config.out, lambda line: say(line, "error: "),
+                     lambda line: say(line, to=console))
     say(status_line(match), to=console)
     say(f"result in {config.out / SPRT_FILE}", to=console)
     if match.verdict == "H1":

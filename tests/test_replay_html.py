@@ -8,12 +8,14 @@ import base64
 import gzip
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from referee.show import html as html_module
 from referee.show.html import write_replay
 from referee.show.select import ShowError, replays
 
@@ -31,7 +33,7 @@ if sys.argv[2] == "write":
     write_replay(run, [0, 1], run / "replay.html")
 else:
     lines = []
-    print(replay_after_run(run, lines.append), lines)
+    print(replay_after_run(run, lines.append, lines.append), lines)
 """
 
 
@@ -109,6 +111,21 @@ def test_at_the_end_of_a_run_a_failed_page_is_one_line(run: Path) -> None:
         f"cannot write {run / 'replay.html'}: File too large; the journal is whole: "
         f"`referee show {run} --html` writes the replay again"])
     assert {n: (run / n).read_bytes() for n in journal} == journal
+
+
+def test_the_end_of_a_large_run_says_how_to_write_its_replays(
+        run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over ``RUN_END_GAMES`` games a run's end writes no page (here the bound is lowered
+    to 5 for this 6-game run) and one line says which command does."""
+    monkeypatch.setattr(html_module, "RUN_END_GAMES", 5)
+    run = shutil.copytree(run, tmp_path / "run", ignore=shutil.ignore_patterns("replay.html"))
+    errors: list[str] = []
+    notes: list[str] = []
+    assert html_module.replay_after_run(run, errors.append, notes.append) is None
+    assert errors == [] and notes == [
+        f"replays: a run of over 5 games writes none at its end; "
+        f"`referee show {run} --html` writes them (6 games)"]
+    assert not (run / "replay.html").exists()
 
 
 def test_show_html_exit_codes(run: Path, tmp_path: Path) -> None:

@@ -28,6 +28,10 @@ from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
+# A run's end writes the replays of at most this many games: they take ~3 ms each to
+# build and write, which a large run's end should not wait for unasked.
+RUN_END_GAMES = 2_000
+
 
 def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
@@ -61,13 +65,19 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     return out
 
 
-def replay_after_run(run_dir: Path, warn: Callable[[str], None]) -> Path | None:
+def replay_after_run(run_dir: Path, warn: Callable[[str], None],
+                     note: Callable[[str], None]) -> Path | None:
     """``replay.html`` of every game in ``run_dir``, at the end of a run; a failure (a full
     disk) is one line to ``warn`` and None: the journal is whole and the run's result
-    stands, and ``referee show RUN_DIR --html`` writes the page again."""
+    stands, and ``referee show RUN_DIR --html`` writes the page again. A run of more than
+    ``RUN_END_GAMES`` games gets a line to ``note`` saying so instead."""
     try:
-        return write_replay(run_dir, [s.game for s in summaries(run_dir)],
-                            run_dir / REPLAY_FILE)
+        games = [s.game for s in summaries(run_dir)]
+        if len(games) > RUN_END_GAMES:
+            note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
+                 f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
+            return None
+        return write_replay(run_dir, games, run_dir / REPLAY_FILE)
     except (ShowError, StorageError) as exc:
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
