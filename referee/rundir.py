@@ -11,10 +11,14 @@ there is room again. ``write_text`` writes a whole file or leaves the old one.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 from referee.config import ConfigError
 from referee.journal import GAMES_FILE, STORAGE_ERRNOS, TRANSCRIPTS_FILE, StorageError
@@ -84,18 +88,25 @@ def storage_error(exc: BaseException, out: Path) -> StorageError | None:
 def write_text(path: Path, text: str) -> None:
     """Write ``path`` whole (through a temporary file renamed over it), or raise a
     StorageError and leave what was there."""
-    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with replacing(path) as f:
             f.write(text)
-        os.replace(tmp, path)
-        tmp = None
     except OSError as exc:
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+
+
+@contextmanager
+def replacing(path: Path, mode: int = 0o600) -> Iterator[IO[str]]:
+    """A new text file that takes the place of ``path`` whole when the block ends; if
+    the block raises (an OSError, a full disk), the file is removed and what was at
+    ``path`` stays. ``mode``: the file's permissions."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -16,8 +16,6 @@ import base64
 import gzip
 import html
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable
 from importlib.resources import files
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import IO, Any
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
+from referee.rundir import replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games: they take ~3 ms each to
@@ -45,23 +44,12 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     missing = wanted - {s.game for s in index}
     if missing:
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
-    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=out.parent)
-        os.fchmod(fd, 0o644)  # as the leaderboard's pages (mkstemp makes 0600)
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with replacing(out, 0o644) as f:  # as the leaderboard's pages
             _write_page(f, run_dir, index, replays(run_dir, wanted))
-        os.replace(tmp, out)
-        tmp = None
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return out
 
 
