@@ -22,8 +22,11 @@ from referee.show.select import ShowError, replays
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 NAME = "<b>x<i>y"
-# A child that writes under a file size limit: what a full disk does to the writer.
+# A child that writes under a file size limit: what a full disk does to the writer. It
+# must write no bytecode: Python installs a .pyc cut short by the limit, which breaks
+# every later import of that module (where bytecode is written, as under tox).
 FULL_DISK = """import resource, signal, sys
+sys.dont_write_bytecode = True
 from pathlib import Path
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
@@ -138,7 +141,7 @@ def test_show_html_exit_codes(run: Path, tmp_path: Path) -> None:
         return subprocess.run([str(BIN / "referee"), "show", str(run), "--html", *args],
                               capture_output=True, text=True, timeout=120,
                               preexec_fn=small if limit else None,
-                              env={**os.environ, "COLUMNS": "300"})
+                              env={**os.environ, "COLUMNS": "300", "PYTHONDONTWRITEBYTECODE": "1"})
     done = show("--out", str(tmp_path / "mine.html"), "--bot", NAME)
     assert done.returncode == 0, done.stderr
     assert sorted(blobs((tmp_path / "mine.html").read_text())) == [
