@@ -56,7 +56,7 @@ class MetricEstimate:
 
 def metric_label(metric: Metric) -> str:
     """The column header: ``chips won/hand (antes)``; a measure where less is better says
-    so: ``points/round (points, lower is better)``.
+    so: ``points/round (lower is better)``.
 
     >>> from referee.games.api import Metric
     >>> metric_label(Metric("chips won", "antes", "hand"))

@@ -132,8 +132,9 @@ def _rich(report: Report, cols: list[str], rows: list[tuple[str, ...]], notes: l
                   caption=Text("\n").join(map(inert.terminal, lines)) if lines else None,
                   caption_justify="left")
     for k in shown:
-        col = cols[k]
-        table.add_column(inert.terminal(col),
+        col = cols[k]  # the metric's interval: its column stands right of the metric's
+        header = "+/-95%" if col.endswith(" +/-95%") else col
+        table.add_column(inert.terminal(header),
                          justify="left" if col in TEXT_COLUMNS else "right",
                          no_wrap=col in ("Elo", "rank"),
                          overflow="fold" if col == "bot" else "ellipsis")

@@ -39,7 +39,7 @@ class SixCardGolfGame:
 
     name = NAME
     seats = PLAYERS
-    metric = Metric("points", "points", "round", higher_is_better=False)
+    metric = Metric("points", "", "round", higher_is_better=False)
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
