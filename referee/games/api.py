@@ -188,6 +188,45 @@ class StepTable(Protocol):
     def step(self, event: int) -> Step: ...
 
 
+class TableSteps:
+    """What every game's step table shares: the texts of the step being put together
+    (its ``actor``, ``texts`` and ``results``), the round's ``history``, and ``step``,
+    which makes the step of the events taken in since the last one from ``seat_view``
+    and ``piles`` and starts the next. A game adds its state and ``apply``."""
+
+    def __init__(self, players: int) -> None:
+        self.players = players
+        self.history: list[str] = []
+        self.actor: int | None = None
+        self.texts: list[str] = []
+        self.results: list[str] = []
+
+    def seat_view(self, seat: int) -> SeatView:
+        raise NotImplementedError
+
+    def piles(self) -> tuple[Pile, ...]:
+        return ()
+
+    def step(self, event: int) -> Step:
+        step = Step(event, self.actor, "; ".join(self.texts),
+                    tuple(self.seat_view(s) for s in range(self.players)), self.piles(),
+                    tuple(self.history), "; ".join(self.results) or None)
+        self.actor, self.texts, self.results = None, [], []
+        return step
+
+
+def next_active(active: Sequence[bool], seat: int) -> int:
+    """The next seat after ``seat`` still in, in seat order.
+
+    >>> next_active([True, False, True], 0), next_active([True, False, True], 2)
+    (2, 0)
+    """
+    s = (seat + 1) % len(active)
+    while not active[s]:
+        s = (s + 1) % len(active)
+    return s
+
+
 def group_steps(events: Sequence[Any], leads: Callable[[int], bool],
                 table: StepTable) -> list[Step]:
     """The steps of ``events``: a new one starts at each event ``i`` where ``leads(i)``

@@ -24,7 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluator import CARD_TEXT
-from referee.games.api import Card, Pile, SeatView, Step, group_steps
+from referee.games.api import (
+    Card,
+    Pile,
+    SeatView,
+    Step,
+    TableSteps,
+    group_steps,
+    next_active,
+)
 from referee.games.polish_poker.engine import FORFEIT_PREFIX, RESOLUTION_REASONS
 from referee.games.polish_poker.events import (
     Called,
@@ -50,29 +58,19 @@ def _leads(e: Event) -> bool:
     return not isinstance(e, Revealed)
 
 
-class _Table:
+class _Table(TableSteps):
     """What the transcript has shown so far, and the step being put together."""
 
     def __init__(self, players: int) -> None:
-        self.players = players
+        super().__init__(players)
         self.active = [True] * players
         self.places: dict[int, int] = {}
         self.hands: tuple[tuple[str, ...], ...] = ((),) * players
         self.community: str | None = None
         self.revealed = False
         self.to_act: int | None = None
-        self.history: list[str] = []
         self.declaration: str | None = None
         self.declarer: int | None = None
-        self.actor: int | None = None
-        self.texts: list[str] = []
-        self.results: list[str] = []
-
-    def next_active(self, seat: int) -> int:
-        s = (seat + 1) % self.players
-        while not self.active[s]:
-            s = (s + 1) % self.players
-        return s
 
     def apply(self, e: Event) -> None:
         """Take in one event: the table's state, and the step's texts."""
@@ -88,7 +86,7 @@ class _Table:
             self.declaration = str(e.declaration)
             self.texts.append(f"<{e.seat}> declares {e.declaration}")
             self.history.append(self.texts[-1])
-            self.to_act = self.next_active(e.seat)
+            self.to_act = next_active(self.active, e.seat)
         elif isinstance(e, Called):
             self.to_act = None
             if e.automatic:
@@ -130,16 +128,10 @@ class _Table:
             return f"wrong call ({self.declaration} is there)"
         return reason
 
-    def step(self, event: int) -> Step:
-        """The step of the events taken in since the last one; starts the next."""
-        seats = tuple(self._seat(s) for s in range(self.players))
-        piles = () if self.community is None else (Pile("community", (Card(self.community),)),)
-        step = Step(event, self.actor, "; ".join(self.texts), seats, piles,
-                    tuple(self.history), "; ".join(self.results) or None)
-        self.actor, self.texts, self.results = None, [], []
-        return step
+    def piles(self) -> tuple[Pile, ...]:
+        return () if self.community is None else (Pile("community", (Card(self.community),)),)
 
-    def _seat(self, seat: int) -> SeatView:
+    def seat_view(self, seat: int) -> SeatView:
         seen = None if self.revealed else (seat,)
         hand = tuple(Card(code, seen) for code in self.hands[seat])
         if not self.active[seat]:

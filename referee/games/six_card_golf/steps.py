@@ -24,7 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaluator.golf import POSITIONS, TOP_ROW
-from referee.games.api import Card, Pile, SeatView, Step, group_steps
+from referee.games.api import (
+    Card,
+    Pile,
+    SeatView,
+    Step,
+    TableSteps,
+    group_steps,
+    next_active,
+)
 
 # Events caused by the move before them, in its step.
 _FOLLOWING = frozenset({"went_out", "reshuffled", "round_ended"})
@@ -38,9 +46,9 @@ def _cards(n: int) -> str:
     return f"{n} card{'s' * (n != 1)}"
 
 
-class _Table:
+class _Table(TableSteps):
     def __init__(self, players: int) -> None:
-        self.players = players
+        super().__init__(players)
         self.grids: list[list[str]] = [[] for _ in range(players)]
         self.up: list[list[bool]] = [[] for _ in range(players)]
         self.active = [True] * players
@@ -53,16 +61,6 @@ class _Table:
         self.to_act: int | None = None
         self.out: int | None = None
         self.charged: int | None = None
-        self.history: list[str] = []
-        self.actor: int | None = None
-        self.texts: list[str] = []
-        self.results: list[str] = []
-
-    def next_active(self, seat: int) -> int:
-        s = (seat + 1) % self.players
-        while not self.active[s]:
-            s = (s + 1) % self.players
-        return s
 
     def apply(self, e: dict[str, Any]) -> None:
         kind = e["type"]
@@ -98,14 +96,14 @@ class _Table:
         self.discard.append(str(e["replaced"]))
         self.texts.append(f"<{seat}> places {e['card']} at {e['at']}, discarding "
                           f"{e['replaced']}")
-        self.to_act = self.next_active(seat)
+        self.to_act = next_active(self.active, seat)
 
     def _discarded(self, e: dict[str, Any]) -> None:
         seat = e["seat"]
         self.actor, self.drawn = seat, None
         self.discard.append(str(e["card"]))
         self.texts.append(f"<{seat}> discards {e['card']}")
-        self.to_act = self.next_active(seat)
+        self.to_act = next_active(self.active, seat)
 
     def _went_out(self, e: dict[str, Any]) -> None:
         self.out = e["seat"]
@@ -144,8 +142,7 @@ class _Table:
         self.results.append("places: " + ", ".join(
             f"<{s}> {e['places'][s]} ({e['totals'][s]} points)" for s in order))
 
-    def step(self, event: int) -> Step:
-        seats = tuple(self._seat(s) for s in range(self.players))
+    def piles(self) -> tuple[Pile, ...]:
         piles = [Pile("discard", tuple(Card(c) for c in self.discard[-1:]),
                       _cards(len(self.discard))),
                  Pile("stock", (), _cards(self.stock))]
@@ -153,12 +150,9 @@ class _Table:
             seat, card, source = self.drawn
             seen = (seat,) if source == "stock" else None
             piles.append(Pile("drawn", (Card(card, seen),), f"held by <{seat}>"))
-        step = Step(event, self.actor, "; ".join(self.texts), seats, tuple(piles),
-                    tuple(self.history), "; ".join(self.results) or None)
-        self.actor, self.texts, self.results = None, [], []
-        return step
+        return tuple(piles)
 
-    def _seat(self, seat: int) -> SeatView:
+    def seat_view(self, seat: int) -> SeatView:
         grid, up = self.grids[seat], self.up[seat]
         cards = [Card(c, None if u else ()) for c, u in zip(grid, up, strict=True)]
         rows = tuple(tuple(cards[i:i + 2]) for i in range(0, len(cards), 2)) or ((),)

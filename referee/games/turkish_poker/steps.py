@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from referee.games.api import Card, Pile, SeatView, Step, group_steps
+from referee.games.api import Card, Pile, SeatView, Step, TableSteps, group_steps
 
 # Events that a decision (or the event before them) causes at once, in its step.
 _FOLLOWING = frozenset({"dealt", "returned", "shown", "pot", "hand_ended"})
@@ -41,9 +41,9 @@ def _leads(events: Sequence[dict[str, Any]], i: int) -> bool:
     return kind not in _FOLLOWING
 
 
-class _Table:
+class _Table(TableSteps):
     def __init__(self, players: int) -> None:
-        self.players = players
+        super().__init__(players)
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.shown = [False] * players
         self.stacks = [0] * players
@@ -53,10 +53,6 @@ class _Table:
         self.out = [False] * players
         self.hand = 0
         self.drawing = False
-        self.history: list[str] = []
-        self.actor: int | None = None
-        self.texts: list[str] = []
-        self.results: list[str] = []
 
     def apply(self, e: dict[str, Any]) -> None:
         handler = _HANDLERS.get(e["type"])
@@ -177,15 +173,10 @@ class _Table:
         self.results.append("places: " + ", ".join(
             f"<{s}> {e['places'][s]} ({e['scores'][s]:+d} chips)" for s in order))
 
-    def step(self, event: int) -> Step:
-        seats = tuple(self._seat(s) for s in range(self.players))
-        step = Step(event, self.actor, "; ".join(self.texts), seats,
-                    (Pile("pot", (), f"{self.pot} chips"),), tuple(self.history),
-                    "; ".join(self.results) or None)
-        self.actor, self.texts, self.results = None, [], []
-        return step
+    def piles(self) -> tuple[Pile, ...]:
+        return (Pile("pot", (), f"{self.pot} chips"),)
 
-    def _seat(self, seat: int) -> SeatView:
+    def seat_view(self, seat: int) -> SeatView:
         seen = None if self.shown[seat] else (seat,)
         row = tuple(Card(c, seen) for c in self.hands[seat])
         bet = f", bet {self.bets[seat]}" if self.bets[seat] else ""
