@@ -22,7 +22,7 @@ from rich.text import Text
 
 from leaderboards import inert
 from protocol.codec import MessageError
-from protocol.messages import ActionReply, parse_bot_message
+from protocol.messages import ActionReply, new_seq, parse_bot_message
 from referee.games.api import Game
 from referee.hub import Hub
 from referee.logs import LogPump
@@ -53,7 +53,6 @@ class _Session:
             raise CheckFailed(f"could not be started: {exc.strerror or exc}",
                               fatal=True) from None
         self.hub.launched(self.peer, self.proc.pid)
-        self.seq = 0
         self.start_ms = start_ms
 
     def hello(self) -> None:
@@ -71,11 +70,10 @@ class _Session:
                           "REFEREE_TOKEN are in its environment)", fatal=True)
 
     def send(self, msg: dict[str, Any]) -> int:
-        self.seq += 1
-        msg["seq"] = self.seq
+        seq = msg["seq"] = new_seq()
         if not self.hub.send(self.peer, msg):
             raise CheckFailed("the bot's connection is gone", fatal=True)
-        return self.seq
+        return seq
 
     def request(self, msg: dict[str, Any], timeout_ms: int) -> Any:
         seq = self.send(msg)

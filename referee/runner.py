@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol.codec import MessageError
-from protocol.messages import ActionReply, parse_bot_message
+from protocol.messages import ActionReply, new_seq, parse_bot_message
 from referee.cgroup import RunCgroups
 from referee.config import RunConfig
 from referee.cpuwait import CpuMeter, ThreadWaits
@@ -83,7 +83,6 @@ class BotInstance:
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
-        self._seq = 0
 
     @property
     def label(self) -> str:
@@ -132,7 +131,6 @@ class BotInstance:
                                 f"started: {exc.strerror or exc}") from None
         hub.launched(self, self.process.pid)
         self.ready, self.refused = False, None
-        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def awaits_reply(self) -> bool:
@@ -142,10 +140,10 @@ class BotInstance:
             and table.seats[table.pending.seat] is self
 
     def send(self, message: dict[str, Any]) -> int | None:
-        """Send with the next sequence number; None if the bot is not reachable."""
-        self._seq += 1
-        message["seq"] = self._seq
-        return self._seq if self.runner.hub.send(self, message) else None
+        """Send with a fresh random ``seq`` (``new_seq``), which it returns; None if the
+        bot is not reachable."""
+        seq = message["seq"] = new_seq()
+        return seq if self.runner.hub.send(self, message) else None
 
     def why_unreachable(self) -> str:
         """Why a send to this bot failed: usually its process is exiting, so wait a
