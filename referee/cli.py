@@ -81,7 +81,14 @@ from referee.process import (
     resolve_bots,
 )
 from referee.progress import LiveBoard, SprtProgress, print_standings, run_report
-from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
+from referee.rundir import (
+    CONFIG_FILE,
+    RunFileError,
+    check_out,
+    read_config,
+    storage_error,
+    write_text,
+)
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, hosting_paths, resolve
 from referee.show.html import REPLAY_FILE, replay_after_run
@@ -379,12 +386,15 @@ def join_cluster(address: str | None) -> Cluster | None:
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
     cluster: ClusterOpt = None,
+    trust: Annotated[bool, typer.Option(
+        "--trust", help="Resume a run this host did not seal (made elsewhere, or before "
+                        "seals): you vouch for its bots and settings (SECURITY.md).")] = False,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
     test and exits as `referee sprt` does."""
     try:
-        config = load_config(run_dir)
+        config = load_config(run_dir, trust)
         check_out(config.out, new_run=False)
         if cluster is not None and config.in_process:
             raise ConfigError("--cluster plays bot processes; this run is played in-process")
@@ -429,7 +439,7 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
         log = config.out / "error.log"
         try:
             log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(traceback.format_exc())
+            write_text(log, traceback.format_exc())
             where = f"traceback in {log}"
         except OSError as log_exc:
             where = f"no traceback: {log} cannot be written: {log_exc.strerror}"
@@ -624,8 +634,7 @@ def rate(
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
             records += read_results(run_dir,
                                     warn=say)
-            cfg = run_dir / "config.json"
-            config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
+            config = read_config(run_dir)
             configs.append(config)
             per_run.append(run_settings(config))
             varying.append(set(varying_settings(config)))
@@ -841,7 +850,7 @@ def verify(
         raise fail(EXIT_USAGE, f"no run directory {run_dir}")
     try:
         report = verify_run(run_dir, complete=not unfinished)
-    except SecretError as exc:
+    except (SecretError, RunFileError) as exc:  # a file that cannot be read as it is
         raise fail(EXIT_USAGE, str(exc)) from None
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump, game_marker
+from referee.rundir import RunFileError, open_read
 from referee.sandbox import Plan, Sandbox, bwrap_problem
 
 UID_BASE = 2_000_000_000  # first uid of sandboxed bots of a root referee (no passwd entry)
@@ -305,7 +306,9 @@ class BotProcess:
         self._token = token
         self._cgroups = cgroups
         self._scratch: str | None = None
-        log_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = log_dir.parent  # the run directory, whose files are reached without links
+        run_dir.mkdir(parents=True, exist_ok=True)
+        self._run_dir = run_dir
         sandboxed = sandbox.kind != "none"
         ids = limits.ids_for(instance, sandboxed)
         self.cgroup = None if cgroups is None else cgroups.bot(
@@ -347,8 +350,8 @@ class BotProcess:
         # Where this process's part of the log starts (earlier processes of the slot
         # wrote before it).
         self._stderr_from = stderr_log.stat().st_size if stderr_log.exists() else 0
-        self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log"),
-                         logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log"))
+        self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log", run_dir),
+                         logs.attach(self.popen.stderr, stderr_log, run_dir))
         self.stderr_path = log_dir / f"{label}.stderr.log"
 
     def _own_user_env(self, endpoint: str, token: str, ids: tuple[int, int]) -> dict[str, str]:
@@ -388,10 +391,10 @@ class BotProcess:
         if self.popen.poll() is not None:
             self._streams[1].done.wait(1.0)
         try:
-            with open(self.stderr_path, "rb") as f:
+            with open_read(self._run_dir, self.stderr_path) as f:
                 f.seek(max(self._stderr_from, f.seek(0, os.SEEK_END) - 4 * n_chars))
                 text = f.read().decode(errors="replace")
-        except OSError:
+        except (OSError, RunFileError):
             return ""
         kept = [ln for ln in text.strip().split("\n")  # a CR is shown, not obeyed
                 if ln.strip() and not ln.startswith("[referee")]
