@@ -37,6 +37,7 @@ referee.verify.VerifyError: game 0: places [1, 2] but the transcript gives [2, 1
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -155,7 +156,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     ``complete`` the games of a run that was stopped are checked as far as they go."""
     run_dir = Path(run_dir)
     for name in ("games.jsonl", "config.json"):
-        if not (run_dir / name).is_file():
+        if not os.path.lexists(run_dir / name):  # a link there is refused when read
             raise VerifyError(None, f"{run_dir} has no {name}")
     records, transcripts = read_games(run_dir), read_transcripts(run_dir)
     try:

@@ -9,6 +9,7 @@ after a resume has two transcripts: the later one is the game's.
 from __future__ import annotations
 
 import bisect
+import os
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
@@ -63,7 +64,7 @@ class GameReplay:
 
 def _records(run_dir: Path) -> Iterator[dict[str, Any]]:
     path = Path(run_dir) / GAMES_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link or a FIFO there is refused when read
         raise ShowError(f"{run_dir} has no journal ({GAMES_FILE}): not a run directory")
     try:
         yield from read_lines(path)
@@ -128,9 +129,12 @@ def pick(summaries: Sequence[GameSummary], game: int | None = None, bot: str | N
     return found
 
 
-def _transcript_offsets(path: Path, games: Collection[int]) -> dict[int, int]:
-    """Where the last transcript of each of ``games`` starts in ``path``."""
+def _transcript_offsets(path: Path, games: Collection[int]) -> tuple[dict[int, int], str]:
+    """Where the last transcript of each of ``games`` starts in ``path``, and what was
+    wrong with the first line that is not a transcript ("" if none: a game whose
+    transcript is missing may be in it)."""
     offsets: dict[int, int] = {}
+    bad = ""
     offset = 0
     cap = MAX_LINE_BYTES[TRANSCRIPTS_FILE]
     with _open(path) as f:
@@ -141,12 +145,14 @@ def _transcript_offsets(path: Path, games: Collection[int]) -> dict[int, int]:
             m = _GAME_PREFIX.match(line)
             try:
                 game = int(m.group(1)) if m else load_json(line, f"{path}:{i}", cap).get("game")
-            except (RunFileError, AttributeError):
+            except (RunFileError, AttributeError) as exc:
                 game = None  # a torn last line or a bad one: reported if it is read
+                bad = bad or (str(exc) if isinstance(exc, RunFileError) else
+                              f"{path}:{i}: not a transcript")
             if game in games:
                 offsets[game] = offset
             offset += len(line)
-    return offsets
+    return offsets, bad
 
 
 def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
@@ -161,14 +167,14 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     if missing:
         raise ShowError(f"no game {missing[0]} in {run_dir / GAMES_FILE}")
     path = run_dir / TRANSCRIPTS_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ShowError(f"{run_dir} has no {TRANSCRIPTS_FILE}")
-    offsets = _transcript_offsets(path, wanted)
+    offsets, bad = _transcript_offsets(path, wanted)
     cap = MAX_LINE_BYTES[TRANSCRIPTS_FILE]
     with _open(path) as f:
         for game in sorted(wanted):
             if game not in offsets:
-                raise ShowError(f"game {game} has no transcript in {path}")
+                raise ShowError(bad or f"game {game} has no transcript in {path}")
             f.seek(offsets[game])
             where = f"{path}:{game}"
             try:
