@@ -171,8 +171,8 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
                           "allow_mixed=True to put them on one scale")
     for key, value in from_records.items():
         if key in settings and _canonical(settings[key]) != _canonical(value):
-            raise ReportError(f"settings say {key} {brief(settings[key])} but the records "
-                              f"have {brief(value)}")
+            raise ReportError(f"settings say {key} {brief(repr(settings[key]))} but the records "
+                              f"have {brief(repr(value))}")
 
     placings = [dict(zip(rec["seats"], rec["places"], strict=True)) for rec in recs]
     clusters = cluster_keys(recs)
@@ -282,7 +282,7 @@ def _check_record(index: int, rec: Mapping[str, Any]) -> None:
         raise ReportError(f"{where}: scores {brief(scores)} are not one number per seat")
     units = rec.get("units", 1)
     if type(units) is not int or units < 1:
-        raise ReportError(f"{where}: units {brief(units)} is not a positive integer")
+        raise ReportError(f"{where}: units {brief(repr(units))} is not a positive integer")
 
 
 def _result(rec: Mapping[str, Any]) -> dict[str, Any]:

@@ -193,7 +193,8 @@ def check_tree(run_dir: Path) -> None:
 
 
 def brief(value: Any, limit: int = QUOTE_CHARS) -> str:
-    """``value`` as text for an error message, cut to ``limit`` characters.
+    """``value`` as text for an error message (a string as it is, anything else as its
+    ``repr``), cut to ``limit`` characters.
 
     >>> brief(list(range(100)), 40)
     '[0, 1, 2, 3, 4, 5, 6, 7,...(390 characters)'

@@ -92,8 +92,8 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
     # ``seats`` and ``faults`` are in transcripts of schema 3 on.
     for key in ("seed", "players", *(k for k in ("seats", "faults") if k in transcript)):
         check(transcript.get(key) == record.get(key),
-              f"{key} {brief(record.get(key))} but the transcript says "
-              f"{brief(transcript.get(key))}")
+              f"{key} {brief(repr(record.get(key)))} but the transcript says "
+              f"{brief(repr(transcript.get(key)))}")
     seats = record["seats"]
     check(len(seats) == record["players"],
           f"{len(seats)} seats for {brief(record['players'])} players")

@@ -79,7 +79,7 @@ def _summary(rec: dict[str, Any], run_dir: Path) -> GameSummary:
                            tuple(str(f["label"]) for f in rec["faults"]),
                            float(rec.get("duration_s") or 0.0))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ShowError(f"{run_dir / GAMES_FILE}: game {brief(rec.get('game'))} is not a "
+        raise ShowError(f"{run_dir / GAMES_FILE}: game {brief(repr(rec.get('game')))} is not a "
                         f"record (bad {brief(str(exc))})") from None
 
 
