@@ -49,8 +49,8 @@ MAX_DEPTH = 32
 MAX_LINE_BYTES = {GAMES_FILE: 1 << 20, TRANSCRIPTS_FILE: 64 << 20}
 MAX_FILE_BYTES = 16 << 20  # a whole-file document: config.json, sprt.json
 QUOTE_CHARS = 80  # of a bad value, in an error message
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+_STRING = re.compile(rb'"[^"]*"')  # once escapes are gone
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _INNERMOST = re.compile(rb"[\[{][\]}]")
 
 
@@ -150,7 +150,10 @@ def _depth_over(data: bytes, limit: int) -> bool:
     taken out, each pass removes the innermost brackets; at C speed, no recursion."""
     if data.count(b"[") + data.count(b"{") <= limit:
         return False
-    rest = _STRING.sub(b"", data).translate(None, _NOT_BRACKET)
+    # Escaped backslashes go first, so that what is left of a backslash before a quote
+    # escapes it; then only brackets and quotes: the strings left are short to find.
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
+    rest = _STRING.sub(b"", data.translate(None, _NOT_STRUCTURE))
     for _ in range(limit):
         rest, n = _INNERMOST.subn(b"", rest)
         if not n:
