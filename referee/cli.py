@@ -424,6 +424,9 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
     except JournalError as exc:  # resume: a journal line in the middle is not a record
         say(f"{exc}; mend or remove that line, then resume again", "error: ")
         return EXIT_USAGE
+    except RunFileError as exc:  # a link or a FIFO where the run writes (rundir.open_in)
+        say(str(exc), "error: ")
+        return EXIT_USAGE
     except KeyboardInterrupt as exc:
         say(f"interrupted: the finished games are in {config.out}")
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
