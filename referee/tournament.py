@@ -46,7 +46,7 @@ from referee.rundir import (
     write_text,
 )
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
-from referee.seal import check_seal, seal
+from referee.seal import SealError, check_seal, seal
 
 ProgressFn = Callable[[Any, dict[str, Any]], None]
 
@@ -176,8 +176,13 @@ class Tournament:
         config = self.config.to_dict()
         doc = {"schema_version": SCHEMA_VERSION, "config": config,
                "versions": versions, "argv": sys.argv,
-               "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-               "seal": seal(config, self.config.secret)}
+               "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        try:
+            doc["seal"] = seal(config, self.config.secret)
+        except (OSError, SealError) as exc:  # no key where one can be kept: the run goes on
+            if self.warn:
+                self.warn(f"warning: config.json is not sealed ({exc}): `referee resume` "
+                          "will need --trust")
         write_text(out / CONFIG_FILE, json.dumps(doc, indent=2) + "\n")
 
     # What a subclass provides.
