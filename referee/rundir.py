@@ -135,8 +135,7 @@ def load_json(data: bytes, where: str, max_bytes: int = MAX_FILE_BYTES,
     if it is larger than ``max_bytes``, nested deeper than MAX_DEPTH, or not JSON (``not
     {what}``)."""
     if len(data) > max_bytes:
-        raise RunFileError(f"{where}: {len(data)} bytes, more than a reader takes "
-                           f"({max_bytes})")
+        raise RunFileError(f"{where}: longer than a reader takes ({max_bytes} bytes)")
     if _depth_over(data, MAX_DEPTH):
         raise RunFileError(f"{where}: nested more than {MAX_DEPTH} deep")
     try:
