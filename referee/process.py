@@ -27,7 +27,7 @@ from pathlib import Path
 
 from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump, game_marker
-from referee.sandbox import Plan, Sandbox, bwrap_problem
+from referee.sandbox import Plan, Sandbox, SandboxError, bwrap_problem
 
 UID_BASE = 2_000_000_000  # first uid of sandboxed bots of a root referee (no passwd entry)
 UID_RANGE = "uid-range:"
@@ -117,7 +117,10 @@ def become(ids: tuple[int, int]) -> None:
 def describe_isolation(sandbox: str, limits: BotLimits) -> str:
     """The one line a run prints at its start: how its bots are confined."""
     if sandbox == "none":
-        problem = bwrap_problem()
+        try:
+            problem = bwrap_problem()
+        except SandboxError:  # bubblewrap is there, but its trial failed: none was chosen
+            problem = None
         what = ("sandbox: none, bots are trusted"
                 + (f" (bwrap not usable: {problem})" if problem else " (--sandbox none)"))
     elif os.geteuid() == 0:
@@ -310,14 +313,13 @@ class BotProcess:
         ids = limits.ids_for(instance, sandboxed)
         self.cgroup = None if cgroups is None else cgroups.bot(
             label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name))
+        plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
+                    None if ids is None else ids[0], hide, token, game, kernels)
         if sandboxed:
-            plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
-                        None if ids is None else ids[0], hide, token, game, kernels)
-            command, env = sandbox.wrap(spec.command, plan), plan.env()
+            env = plan.env()
         elif ids is not None:
-            command, env = spec.command, self._own_user_env(endpoint, token, ids)
+            env = self._own_user_env(endpoint, token, ids)
         else:
-            command = spec.command
             env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                    "PYTHONUNBUFFERED": "1"}
         env["REFEREE_GAME"] = game
@@ -334,8 +336,8 @@ class BotProcess:
             die_with_parent(parent)  # again after the user change, which clears it
 
         try:
-            self.popen = subprocess.Popen(
-                command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            self.popen = sandbox.popen(
+                spec.command, plan, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
                 preexec_fn=preexec)
         except BaseException:
