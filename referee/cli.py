@@ -808,22 +808,35 @@ def check(
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
     out: Annotated[Path | None, typer.Option(
         help="Where the bot's logs go (default: a new folder under runs/).")] = None,
+    sandbox: SandboxOpt = "auto",
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
+    run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
 ) -> None:
-    """Start a bot, do the handshake and the game's scripted turns, and say whether it
-    complies."""
+    """Start a bot, held as `referee run` holds its bots, do the handshake and the
+    game's scripted turns, and say whether it complies."""
     from referee.check import run_check
 
     try:
         kind = resolve_game(game, param, rules)
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as, limit_disk)
+        confined = resolve(sandbox)[0]
         spec = resolve_bots([bot])[0]
     except BotNotRunnable as exc:
         say(f"start and hello: {exc}", "FAIL ", to=console)
         raise typer.Exit(EXIT_BOT_START) from None
-    except (ConfigError, BotFileError) as exc:
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     out = out or default_out(f"check-{spec.name.replace('/', '_')}")
-    raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs"))
+    say(describe_isolation(confined, limits), to=console)
+    raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs",
+                               confined, limits))
 
 
 @app.command()

@@ -24,9 +24,9 @@ from protocol.codec import MessageError
 from protocol.messages import ActionReply, parse_bot_message
 from referee.cgroup import RunCgroups
 from referee.config import RunConfig
+from referee.confine import Confinement
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
-from referee.kernelcache import sandbox_kernels
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool
@@ -117,13 +117,12 @@ class BotInstance:
         token = hub.new_token(self, self.spec.name)
         cfg = self.runner.config
         try:
-            self.process = BotProcess(
-                self.spec, hub.endpoint, token, cfg.out / "logs", self.label, cfg.limits,
-                self.runner.logs, Sandbox(cfg.sandbox),
+            self.process = self.runner.confinement.start(
+                self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
+                self.runner.logs,
                 instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
                 hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
-                cgroups=self.runner.cgroups, game=self.runner.rules.name,
-                kernels=self.runner.kernels)
+                game=self.runner.rules.name)
         except OSError as exc:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
@@ -193,8 +192,8 @@ class Runner(Tournament):
         other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
         self.hub: Hub[BotInstance] = Hub(other_users=other_users,
                                          awaits=BotInstance.awaits_reply)
-        self.cgroups: RunCgroups | None = None
-        self.kernels: Path | None = None  # compiled evaluator kernels for the sandboxes
+        self.confinement = Confinement(Sandbox(config.sandbox), config.limits)  # by open
+        self.cgroups: RunCgroups | None = None  # the confinement's
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -236,9 +235,8 @@ class Runner(Tournament):
 
     def open(self) -> None:
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
-        self.cgroups = RunCgroups.create()
-        ids = self.config.limits.ids_for(0, sandboxed=True)
-        self.kernels = sandbox_kernels(Sandbox(self.config.sandbox), ids and ids[0])
+        self.confinement = Confinement.open(self.config.sandbox, self.config.limits)
+        self.cgroups = self.confinement.cgroups
         self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:
@@ -430,5 +428,7 @@ class Runner(Tournament):
         self.hub.close()
         self.carriers.close()
         self.logs.close()
-        if self.cgroups is not None:
-            self.cgroups.remove()
+        for note in self.confinement.close():  # a kernel cache the bots changed
+            if self.warn is not None:
+                self.warn(note)
+        self.cgroups = None
