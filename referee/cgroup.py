@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_TASKS = 1024  # tasks (processes and threads) of one bot's tree when --limit-procs 0
+CPU_PERIOD_US = 100_000  # of a bot's CPU quota (--limit-cores): the kernel's default
 RUN_CPU_SHARES = 1024  # the kernel's default weight of a cgroup, and of one autogroup
 
 
@@ -221,6 +222,17 @@ def sweep_here() -> None:
         sweep(support)
 
 
+def cpu_cap_problem(cores: float) -> str | None:
+    """Why this machine cannot cap each bot at ``cores`` CPU cores (0: no cap), or None."""
+    if cores == 0:
+        return None
+    if not cores * CPU_PERIOD_US >= 1000:  # the kernel's smallest quota (NaN too)
+        return "give 0 (no cap) or at least 0.01 cores"
+    if not detect().cpu:
+        return "this machine has no writable cgroup v1 cpu hierarchy to cap bots in"
+    return None
+
+
 class RunCgroups:
     """The cgroups of one run's bots; ``remove`` (also at exit) takes them all away."""
 
@@ -248,9 +260,11 @@ class RunCgroups:
         support = detect()
         return cls(support) if support.version else None
 
-    def bot(self, label: str, memory_bytes: int, tasks: int, bot: str) -> BotCgroup:
+    def bot(self, label: str, memory_bytes: int, tasks: int, bot: str,
+            cores: float = 0.0) -> BotCgroup:
         """A new cgroup for one process tree of bot ``bot``: at most ``memory_bytes`` (0:
-        no cap) and ``tasks`` processes and threads."""
+        no cap) and ``tasks`` processes and threads; where ``cores``, the bot's processes
+        together use at most that many CPU cores (its CPU group's quota)."""
         if label in self._bots:
             self._bots.pop(label).remove()
         dirs = tuple(d / label for d in self.dirs[:2])
@@ -259,6 +273,9 @@ class RunCgroups:
         try:
             if self.support.cpu:
                 dirs[2].parent.mkdir(exist_ok=True)
+                if cores:
+                    _write(dirs[2].parent / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                    _write(dirs[2].parent / "cpu.cfs_quota_us", str(round(cores * CPU_PERIOD_US)))
             for d in dirs:
                 d.mkdir()
             if self.support.version == "v1":

@@ -48,6 +48,7 @@ from leaderboards import (
 )
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
+from referee.cgroup import cpu_cap_problem
 from referee.cluster import Cluster, ClusterError, ClusterPool, connect
 from referee.config import (
     FORMATS,
@@ -184,6 +185,10 @@ SandboxOpt = Annotated[str, typer.Option(
     help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
          "its files, no network, no other process) or none (trusted bots).")]
 DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
+CoresOpt = Annotated[float, typer.Option(
+    help="CPU cores each bot may use at most, all its processes together, e.g. 0.5 (0: no "
+         "cap; needs a writable cgroup v1 cpu hierarchy). Caps that add up to no more than "
+         "the machine's cores keep bots from slowing each other (SECURITY.md, Collusion).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
@@ -193,12 +198,14 @@ LogCapOpt = Annotated[str, typer.Option(
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None, disk: str = "64M") -> BotLimits:
+                run_as: str | None, disk: str = "64M", cores: float = 0.0) -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=memory_limit_mb(memory), cpu_s=cpu_limit_s(cpu),
                        procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
-                       disk_mb=parse_size(disk) >> 20)
+                       disk_mb=parse_size(disk) >> 20, cores=cores)
+    if (why := cpu_cap_problem(cores)) is not None:
+        raise ConfigError(f"--limit-cores {cores:g}: {why}")
     if limits.disk_mb < 1:
         raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
@@ -339,13 +346,14 @@ def run(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
     cluster: ClusterOpt = None,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk)
+                             run_as, limit_disk, limit_cores)
         kind = resolve_game(game, param, rules)
         config = make_config(list(bots) + list(more_bots or []), kind, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
@@ -701,6 +709,7 @@ def sprt(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
     cluster: ClusterOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
@@ -718,7 +727,7 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk)
+                             run_as, limit_disk, limit_cores)
         kind = resolve_game(game, param, rules)
         config = replace(make_config([candidate, baseline], kind, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
@@ -816,6 +825,7 @@ def check(
     log_cap: LogCapOpt = "1M",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
 ) -> None:
     """Start a bot, held as `referee run` holds its bots, do the handshake and the
     game's scripted turns, and say whether it complies."""
@@ -825,7 +835,7 @@ def check(
         kind = resolve_game(game, param, rules)
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk)
+                             run_as, limit_disk, limit_cores)
         confined = resolve(sandbox)[0]
         spec = resolve_bots([bot])[0]
     except BotNotRunnable as exc:

@@ -43,7 +43,9 @@ class BotLimits:
     process limit (RLIMIT_NPROC) counts every process and thread of the user, not of the
     bot, and the kernel does not apply it to root; in a cgroup, ``procs`` (or
     ``cgroup.DEFAULT_TASKS`` when 0) caps the tasks of the bot's tree. ``disk_mb`` is the
-    size of a sandboxed bot's private ``/tmp``.
+    size of a sandboxed bot's private ``/tmp``. ``cores`` caps the CPU of all of a bot's
+    processes together (a cgroup v1 ``cpu`` quota, ``referee.cgroup``): bots whose caps
+    add up to no more than the machine's cores cannot slow each other down by spinning.
 
     ``run_as``: ``uid-range:BASE`` runs bot instance ``n`` (slot by slot, bot by bot) as
     uid and gid ``BASE + n``, each bot its own user; a user name runs every bot as that
@@ -58,6 +60,7 @@ class BotLimits:
     log_bytes: int = 1 << 20   # kept per stream (stdout, stderr) per process
     run_as: str | None = None  # uid-range:BASE, or a user (the referee must be root)
     disk_mb: int = 64          # a sandboxed bot's private /tmp
+    cores: float = 0.0         # CPU cores at most, the bot's processes together (cgroup)
 
     def user_ids(self) -> tuple[int, int] | None:
         """(uid, gid) of a ``run_as`` user name; None for none or a uid range; KeyError if
@@ -135,7 +138,8 @@ def describe_isolation(sandbox: str, limits: BotLimits) -> str:
                  else f"; every bot as user {limits.run_as}")
     memory = (f"memory {limits.memory_mb}M per bot: {detect().describe()}" if limits.memory_mb
               else "memory: no limit")
-    return f"{what}; {memory}"
+    cores = f"; at most {limits.cores:g} cores per bot" if limits.cores else ""
+    return f"{what}; {memory}{cores}"
 
 
 _PR_SET_PDEATHSIG = 1
@@ -312,7 +316,8 @@ class BotProcess:
         sandboxed = sandbox.kind != "none"
         ids = limits.ids_for(instance, sandboxed)
         self.cgroup = None if cgroups is None else cgroups.bot(
-            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name))
+            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name),
+            limits.cores)
         plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
                     None if ids is None else ids[0], hide, token, game, kernels)
         if sandboxed:
