@@ -48,7 +48,7 @@ from leaderboards import (
 )
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
-from referee.cgroup import cpu_cap_problem
+from referee.cgroup import cpu_cap_problem, freezer_parent
 from referee.cluster import Cluster, ClusterError, ClusterPool, connect
 from referee.config import (
     FORMATS,
@@ -189,6 +189,10 @@ CoresOpt = Annotated[float, typer.Option(
     help="CPU cores each bot may use at most, all its processes together, e.g. 0.5 (0: no "
          "cap; needs a writable cgroup v1 cpu hierarchy). Caps that add up to no more than "
          "the machine's cores keep bots from slowing each other (SECURITY.md, Collusion).")]
+TurnsOpt = Annotated[bool, typer.Option(
+    "--cpu-turns", help="At each table only the seat asked to act runs; the other seats' "
+                        "processes are frozen (cgroup v1 freezer) until their turns: "
+                        "seats cannot feel each other's CPU use (SECURITY.md, Collusion).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
@@ -198,14 +202,18 @@ LogCapOpt = Annotated[str, typer.Option(
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None, disk: str = "64M", cores: float = 0.0) -> BotLimits:
+                run_as: str | None, disk: str = "64M", cores: float = 0.0,
+                turns: bool = False) -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=memory_limit_mb(memory), cpu_s=cpu_limit_s(cpu),
                        procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
-                       disk_mb=parse_size(disk) >> 20, cores=cores)
+                       disk_mb=parse_size(disk) >> 20, cores=cores, turns=turns)
     if (why := cpu_cap_problem(cores)) is not None:
         raise ConfigError(f"--limit-cores {cores:g}: {why}")
+    if turns and freezer_parent() is None:
+        raise ConfigError("--cpu-turns: this machine has no writable cgroup v1 freezer "
+                          "hierarchy to stop bots in")
     if limits.disk_mb < 1:
         raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
@@ -347,13 +355,14 @@ def run(
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
     limit_cores: CoresOpt = 0.0,
+    cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk, limit_cores)
+                             run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
         config = make_config(list(bots) + list(more_bots or []), kind, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
@@ -710,6 +719,7 @@ def sprt(
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
     limit_cores: CoresOpt = 0.0,
+    cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
@@ -727,7 +737,7 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk, limit_cores)
+                             run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
         config = replace(make_config([candidate, baseline], kind, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,

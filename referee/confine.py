@@ -38,7 +38,7 @@ class Confinement:
     def open(cls, sandbox: str, limits: BotLimits) -> Confinement:
         """Make the cgroups and, for sandboxed bots, the kernels' copy; for trusted bots,
         start watching the kernel cache."""
-        made = cls(Sandbox(sandbox), limits, RunCgroups.create())
+        made = cls(Sandbox(sandbox), limits, RunCgroups.create(limits.turns))
         if sandbox == "none":
             made.watch = CacheWatch.start()
             return made

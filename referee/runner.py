@@ -83,6 +83,7 @@ class BotInstance:
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
+        self.frozen = False  # --cpu-turns: stopped while another seat of its table acts
         self._seq = 0
 
     @property
@@ -130,7 +131,7 @@ class BotInstance:
             raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
                                 f"started: {exc.strerror or exc}") from None
         hub.launched(self, self.process.pid)
-        self.ready, self.refused = False, None
+        self.ready, self.refused, self.frozen = False, None, False
         self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
@@ -141,10 +142,29 @@ class BotInstance:
             and table.seats[table.pending.seat] is self
 
     def send(self, message: dict[str, Any]) -> int | None:
-        """Send with the next sequence number; None if the bot is not reachable."""
+        """Send with the next sequence number; None if the bot is not reachable. With
+        ``--cpu-turns`` a request lets this process run and stops the other seats' of
+        its table until their own turns (``hold``)."""
+        if message["type"] == "act" and self.table is not None \
+                and self.runner.config.limits.turns:
+            for seat in self.table.seats:
+                seat.hold(seat is not self)
         self._seq += 1
         message["seq"] = self._seq
         return self._seq if self.runner.hub.send(self, message) else None
+
+    def hold(self, frozen: bool) -> None:
+        """Stop (``frozen``) or let run every process of this instance, where it has a
+        freezer cgroup (``--cpu-turns``): two seats of one table then never run at the
+        same time, so neither can feel the other's use of the CPU."""
+        process = self.process
+        if process is None or process.cgroup is None or self.frozen == frozen:
+            return
+        try:
+            process.cgroup.freeze(frozen)
+            self.frozen = frozen
+        except OSError:  # its cgroup is gone with it
+            pass
 
     def why_unreachable(self) -> str:
         """Why a send to this bot failed: usually its process is exiting, so wait a
@@ -341,6 +361,8 @@ class Runner(Tournament):
         table.start()
 
     def _finish(self, slot: int, table: Table) -> None:
+        for inst in table.seats:
+            inst.hold(False)
         table.finish()
         self.tables[slot] = None
         self.pool.release(table.seats)
@@ -419,6 +441,7 @@ class Runner(Tournament):
         """End every bot process group (politely first) and the hub."""
         live = [i for i in self.instances if i.process is not None]
         for inst in live:
+            inst.hold(False)  # a frozen process could not say goodbye
             if inst.ready:
                 inst.send({"type": "bye"})
         deadline = time.perf_counter() + 1.0

@@ -168,3 +168,20 @@ def test_sandboxed_colluders_share_no_lock_or_watch(tmp_path: Path, cache: Path)
         assert f"SENDER {channel}: refused (Operation not permitted)" in sender, sender
         assert f"RECEIVER {channel}: refused (Operation not permitted)" in receiver, receiver
     assert "RECEIVER inotify: refused (Operation not permitted)" in receiver
+
+
+def test_cpu_turns_stop_the_other_seats(tmp_path: Path, cache: Path):
+    """A receiver of the CPU channel measures how much it gets to run while its partner
+    acts. With ``--cpu-turns`` it does not run at all then: its ticking thread pauses
+    for as long as the other seat thinks (400 ms a turn; without the option, 9 ms at
+    most on this machine under load)."""
+    d = Path(hostile(tmp_path, "ticker.py")).parent
+    hostile(tmp_path, "slow_thinker.py")
+    res = referee("run", "--bots", str(d / "ticker.py"), str(d / "slow_thinker.py"),
+                  "--players", "2", "--games", "1", "--no-duplicate", "--move-time", "2s",
+                  "--cpu-turns", "--out", str(tmp_path / "run"), cwd=tmp_path, cache=cache)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "at a table only the seat asked runs" in res.stdout
+    pauses = [int(line.split()[-1]) for line in
+              stderr_log(tmp_path / "run", "ticker.0").splitlines() if "TICKER" in line]
+    assert sum(p >= 350 for p in pauses) >= 2, pauses
