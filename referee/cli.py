@@ -77,6 +77,7 @@ from referee.process import (
     BotFileError,
     BotLimits,
     BotNotRunnable,
+    BotSpec,
     closed_to_others,
     describe_isolation,
     resolve_bots,
@@ -230,6 +231,16 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
     return limits
 
 
+def check_run_as(specs: list[BotSpec], sandbox: str, limits: BotLimits) -> None:
+    """ConfigError if bots run as other users without a sandbox cannot run this Python."""
+    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
+    closed = closed_to_others(hosting_paths()) if hosted else None
+    if sandbox == "none" and limits.run_as is not None and closed:
+        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
+                          f"packages ({closed} is closed to them); install it where they "
+                          "can, or use --sandbox bwrap")
+
+
 def make_config(bot_args: list[str], game: Game, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
                 max_faults: int, start_timeout: str, out: Path | None,
@@ -243,12 +254,8 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
-    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
-    closed = closed_to_others(hosting_paths()) if hosted else None
-    if sandbox == "none" and limits.run_as is not None and not in_process and closed:
-        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
-                          f"packages ({closed} is closed to them); install it where they "
-                          "can, or use --sandbox bwrap")
+    if not in_process:
+        check_run_as(specs, sandbox, limits)
     if format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
     allowed = game.seats
@@ -848,6 +855,7 @@ def check(
                              run_as, limit_disk, limit_cores)
         confined = resolve(sandbox)[0]
         spec = resolve_bots([bot])[0]
+        check_run_as([spec], confined, limits)
     except BotNotRunnable as exc:
         say(f"start and hello: {exc}", "FAIL ", to=console)
         raise typer.Exit(EXIT_BOT_START) from None

@@ -107,6 +107,8 @@ def verified(entry: Path) -> dict[str, bytes]:
     """The kernels of a cache entry, each file checked against the entry's manifest
     (its hashes, written by the referee with the files); Tampered if any differs."""
     try:
+        if entry.is_symlink():
+            raise Tampered(f"{entry} is a link")
         files = _files(entry)
         manifest = json.loads(files.pop(MANIFEST, b"null"))
     except (OSError, ValueError) as exc:
