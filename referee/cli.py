@@ -191,9 +191,10 @@ CoresOpt = Annotated[float, typer.Option(
          "cap; needs a writable cgroup v1 cpu hierarchy). Caps that add up to no more than "
          "the machine's cores keep bots from slowing each other (SECURITY.md, Collusion).")]
 TurnsOpt = Annotated[bool, typer.Option(
-    "--cpu-turns", help="At each table only the seat asked to act runs; the other seats' "
-                        "processes are frozen (cgroup v1 freezer) until their turns: "
-                        "seats cannot feel each other's CPU use (SECURITY.md, Collusion).")]
+    "--cpu-turns", help="Only the bots asked to act run (one at a time with --concurrency "
+                        "1); every other bot process that has said hello is frozen "
+                        "(cgroup v1 freezer) until its turn: bots cannot feel each other's "
+                        "CPU use (SECURITY.md, Collusion).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "

@@ -46,8 +46,8 @@ class BotLimits:
     size of a sandboxed bot's private ``/tmp``. ``cores`` caps the CPU of all of a bot's
     processes together (a cgroup v1 ``cpu`` quota, ``referee.cgroup``): bots whose caps
     add up to no more than the machine's cores cannot slow each other down by spinning.
-    ``turns``: each process gets a freezer cgroup, and at a table only the seat asked to
-    act runs (``referee.runner.BotInstance.hold``).
+    ``turns``: each process gets a freezer cgroup, and of the processes that have said
+    hello only those asked to act run (``referee.runner.BotInstance.hold``).
 
     ``run_as``: ``uid-range:BASE`` runs bot instance ``n`` (slot by slot, bot by bot) as
     uid and gid ``BASE + n``, each bot its own user; a user name runs every bot as that
@@ -63,7 +63,7 @@ class BotLimits:
     run_as: str | None = None  # uid-range:BASE, or a user (the referee must be root)
     disk_mb: int = 64          # a sandboxed bot's private /tmp
     cores: float = 0.0         # CPU cores at most, the bot's processes together (cgroup)
-    turns: bool = False        # at a table only the seat asked runs; the others are frozen
+    turns: bool = False        # only the processes asked to act run; the others are frozen
 
     def user_ids(self) -> tuple[int, int] | None:
         """(uid, gid) of a ``run_as`` user name; None for none or a uid range; KeyError if
@@ -142,7 +142,7 @@ def describe_isolation(sandbox: str, limits: BotLimits) -> str:
     memory = (f"memory {limits.memory_mb}M per bot: {detect().describe()}" if limits.memory_mb
               else "memory: no limit")
     cores = f"; at most {limits.cores:g} cores per bot" if limits.cores else ""
-    turns = "; at a table only the seat asked runs" if limits.turns else ""
+    turns = "; only the bots asked to act run" if limits.turns else ""
     return f"{what}; {memory}{cores}{turns}"
 
 

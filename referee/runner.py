@@ -143,20 +143,21 @@ class BotInstance:
 
     def send(self, message: dict[str, Any]) -> int | None:
         """Send with the next sequence number; None if the bot is not reachable. With
-        ``--cpu-turns`` a request lets this process run and stops the other seats' of
-        its table until their own turns (``hold``)."""
-        if message["type"] == "act" and self.table is not None \
-                and self.runner.config.limits.turns:
-            for seat in self.table.seats:
-                seat.hold(seat is not self)
+        ``--cpu-turns`` a request lets this process run and stops every other process
+        of the run that has said hello and owes no reply (``hold``)."""
+        if message["type"] == "act" and self.runner.config.limits.turns:
+            for inst in self.runner.instances:
+                if inst.ready:
+                    inst.hold(inst is not self and not inst.awaits_reply())
         self._seq += 1
         message["seq"] = self._seq
         return self._seq if self.runner.hub.send(self, message) else None
 
     def hold(self, frozen: bool) -> None:
         """Stop (``frozen``) or let run every process of this instance, where it has a
-        freezer cgroup (``--cpu-turns``): two seats of one table then never run at the
-        same time, so neither can feel the other's use of the CPU."""
+        freezer cgroup (``--cpu-turns``): two processes that owe no reply then never run
+        at the same time, so neither can feel the other's use of the CPU, nor relay it
+        through a third."""
         process = self.process
         if process is None or process.cgroup is None or self.frozen == frozen:
             return

@@ -181,7 +181,7 @@ def test_cpu_turns_stop_the_other_seats(tmp_path: Path, cache: Path):
                   "--players", "2", "--games", "1", "--no-duplicate", "--move-time", "2s",
                   "--cpu-turns", "--out", str(tmp_path / "run"), cwd=tmp_path, cache=cache)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert "at a table only the seat asked runs" in res.stdout
+    assert "only the bots asked to act run" in res.stdout
     pauses = [int(line.split()[-1]) for line in
               stderr_log(tmp_path / "run", "ticker.0").splitlines() if "TICKER" in line]
     assert sum(p >= 350 for p in pauses) >= 2, pauses
