@@ -410,6 +410,11 @@ class BotProcess:
 
     def kill(self, grace_s: float = 0.0) -> None:
         """End the whole process group (after ``grace_s`` for a clean exit) and reap."""
+        if self.cgroup is not None:
+            try:
+                self.cgroup.freeze(False)  # a frozen process dies only once thawed
+            except OSError:
+                pass
         if grace_s and self.popen.poll() is None:
             try:
                 self.popen.wait(grace_s)
