@@ -183,8 +183,10 @@ RunAsOpt = Annotated[str | None, typer.Option(
     help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
          "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
-    help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
-         "its files, no network, no other process) or none (trusted bots).")]
+    help="auto (bwrap; none only where bubblewrap is missing or this kernel cannot run it, "
+         "said at the start; a failed or slow trial of it stops instead), bwrap "
+         "(bubblewrap: each bot sees only its files, no network, no other process) or none "
+         "(trusted bots).")]
 DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
 CoresOpt = Annotated[float, typer.Option(
     help="CPU cores each bot may use at most, all its processes together, e.g. 0.5 (0: no "
