@@ -83,7 +83,7 @@ class BotInstance:
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
-        self.frozen = False  # --cpu-turns: stopped while another seat of its table acts
+        self.frozen = False  # --cpu-turns: stopped while it owes no reply
         self._seq = 0
 
     @property
