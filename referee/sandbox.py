@@ -52,6 +52,12 @@ HOME = SCRATCH / "home"
 # What an interpreter may need of /etc (the loader's cache, Debian's alternatives links).
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
 SYSTEM_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# What of /proc counts for the whole machine (memory, CPU time, load, interrupts, open
+# files): a sender's use shows in it, so two sandboxes could signal through it. Masked
+# where this kernel has it (reading it is refused); the seccomp filter refuses sysinfo(2).
+PROC_MASKS = ("meminfo", "stat", "loadavg", "vmstat", "uptime", "diskstats", "interrupts",
+              "softirqs", "zoneinfo", "buddyinfo", "pagetypeinfo", "schedstat", "pressure",
+              "sys")
 
 
 class SandboxError(ValueError):
@@ -234,7 +240,14 @@ class Sandbox:
         for name in ETC_FILES:
             if (Path("/etc") / name).exists():
                 args += _ro_bind(Path("/etc") / name)
-        args += ["--proc", "/proc", "--dev", "/dev",
+        args += ["--proc", "/proc"]
+        for name in PROC_MASKS:
+            host = Path("/proc") / name
+            if host.is_dir():
+                args += ["--tmpfs", str(host)]
+            elif host.exists():
+                args += ["--ro-bind", "/dev/null", str(host)]
+        args += ["--dev", "/dev",
                  "--perms", "1777", "--size", str(plan.disk_bytes), "--tmpfs", str(SCRATCH),
                  "--perms", "0777", "--dir", str(HOME)]
         for d in interpreter_dirs():

@@ -51,13 +51,13 @@ _ABIS = {
                {"flock": 73, "inotify_init": 253, "inotify_init1": 294,
                 "inotify_add_watch": 254, "fanotify_init": 300, "fanotify_mark": 301,
                 "mincore": 27, "cachestat": 451, "io_uring_setup": 425, "add_key": 248,
-                "request_key": 249, "keyctl": 250, "perf_event_open": 298},
+                "request_key": 249, "keyctl": 250, "perf_event_open": 298, "sysinfo": 99},
                72, 327, 328),
     "aarch64": (0xC00000B7, False,
                 {"flock": 32, "inotify_init1": 26, "inotify_add_watch": 27,
                  "fanotify_init": 262, "fanotify_mark": 263, "mincore": 232,
                  "cachestat": 451, "io_uring_setup": 425, "add_key": 217,
-                 "request_key": 218, "keyctl": 219, "perf_event_open": 241},
+                 "request_key": 218, "keyctl": 219, "perf_event_open": 241, "sysinfo": 179},
                 25, 286, 287),
 }
 

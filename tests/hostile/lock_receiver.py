@@ -1,9 +1,12 @@
 """Hostile bot, the receiving half of ``lock_sender``'s pair: at every turn it looks
 whether its partner's locks on the shared file are there (``flock`` and a write
 ``fcntl`` lock that would conflict, ``F_GETLK`` and ``F_OFD_GETLK`` that would name
-them) and whether its inotify watch saw the partner open the file; a channel that
-carried anything is reported as ``CHANNEL-OPEN <name>`` on stderr, a refused call as
-``RECEIVER <name>: refused``. Then it plays as ``caller`` does.
+them) and whether its inotify watch saw the partner open the file; at its start it
+reads the machine's counters that a partner's use of memory, CPU or files moves
+(``/proc/meminfo``, ``/proc/loadavg``, ``/proc/stat``, ``/proc/sys/fs/file-nr``,
+``sysinfo(2)``). A channel that carried anything (or a counter it could read) is
+reported as ``CHANNEL-OPEN <name>`` on stderr, a refused call as ``RECEIVER <name>:
+refused (...)``. Then it plays as ``caller`` does.
 """
 
 import ctypes
@@ -56,6 +59,26 @@ def inotify():
         raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
     return fd
 
+
+def sysinfo():
+    if libc.sysinfo(ctypes.create_string_buffer(256)) < 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+
+def read(path):
+    return lambda: open(path, "rb").read()
+
+
+# The machine's counters: a partner's use of memory, CPU or files moves them, so being
+# able to read them at all is a channel.
+for name, body in (("meminfo", read("/proc/meminfo")), ("loadavg", read("/proc/loadavg")),
+                   ("stat", read("/proc/stat")), ("file-nr", read("/proc/sys/fs/file-nr")),
+                   ("sysinfo", sysinfo)):
+    try:
+        body()
+        report(name, "open")
+    except OSError as exc:
+        report(name, f"refused ({exc.strerror})")
 
 try:
     notes = inotify()

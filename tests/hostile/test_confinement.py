@@ -155,7 +155,8 @@ def test_sandboxed_colluders_share_no_lock_or_watch(tmp_path: Path, cache: Path)
     """Two bots at one table, each in its sandbox, signal through a file both see: the
     sender holds a flock, a POSIX and an OFD lock on it and opens it each turn; the
     receiver looks for the locks (taking its own, F_GETLK, F_OFD_GETLK) and for inotify
-    IN_OPEN events. Each of these carried hands before; now each call is refused."""
+    IN_OPEN events, and reads the machine's counters (memory, load, CPU time, open
+    files). Each of these carried hands before; now each is refused."""
     d = Path(hostile(tmp_path, "lock_sender.py")).parent
     hostile(tmp_path, "lock_receiver.py")
     res = referee("run", "--bots", f"s={d / 'lock_sender.py'}", f"r={d / 'lock_receiver.py'}",
@@ -168,6 +169,8 @@ def test_sandboxed_colluders_share_no_lock_or_watch(tmp_path: Path, cache: Path)
         assert f"SENDER {channel}: refused (Operation not permitted)" in sender, sender
         assert f"RECEIVER {channel}: refused (Operation not permitted)" in receiver, receiver
     assert "RECEIVER inotify: refused (Operation not permitted)" in receiver
+    for counter in ("meminfo", "loadavg", "stat", "file-nr", "sysinfo"):
+        assert f"RECEIVER {counter}: refused" in receiver, receiver
 
 
 def test_cpu_turns_stop_the_other_seats(tmp_path: Path, cache: Path):
