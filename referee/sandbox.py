@@ -6,7 +6,8 @@ bubblewrap in an empty root of its own that holds only: ``/usr`` and the ``/bin`
 (its prefix) and the SDK's packages (``/opt/referee``), the evaluator's compiled
 kernels (``/opt/kernels``, ``referee.kernelcache``), the bot's own directory, all
 read-only; a private ``/tmp`` capped at ``--limit-disk`` (its ``HOME`` is ``/tmp/home``);
-its own ``/proc``, pid, ipc, uts and network namespaces (no network, not even loopback);
+its own ``/proc`` (without the files that count for the whole machine: ``PROC_MASKS``),
+pid, ipc, uts and network namespaces (no network, not even loopback);
 and the directory of its endpoint, read-only (it can connect to the socket, not rename,
 remove or replace it). Its environment holds only the variables of ``Plan.env``, given
 to bubblewrap, which passes them on (never on its command line, which every user of
