@@ -21,8 +21,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import REFEREE, good, hostile, no_traceback  # noqa: E402
 
-from referee.kernelcache import verified  # noqa: E402
-from referee.sandbox import bwrap_problem  # noqa: E402
+from referee.kernelcache import Tampered, cache_key, cache_root, verified  # noqa: E402
+from referee.sandbox import Sandbox, bwrap_problem  # noqa: E402
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="the attacks read root's files"),
@@ -41,8 +41,18 @@ class Planted:
 
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The kernel cache of this module's commands (compiled by the first that needs it)."""
-    return tmp_path_factory.mktemp("cache")
+    """The kernel cache of this module's commands: a copy of this machine's entry where
+    it has a sound one (copied this way only, so nothing here can reach the machine's),
+    else compiled by the first command that needs it."""
+    cache = tmp_path_factory.mktemp("cache")
+    root = cache_root()
+    machine = root / cache_key(Sandbox("bwrap")) if root is not None else None
+    try:
+        if machine is not None and verified(machine):
+            shutil.copytree(machine, cache / "referee" / "kernels" / machine.name)
+    except (OSError, Tampered):
+        pass
+    return cache
 
 
 def referee(*args: str, cwd: Path, cache: Path, path: str | None = None,
@@ -68,7 +78,7 @@ def stderr_log(out: Path, label: str) -> str:
 def test_check_holds_a_stranger_as_run_does(tmp_path: Path, cache: Path):
     """``referee check`` once ran the bot unsandboxed: it read /etc/shadow and the
     referee's environment. Now it is in the default sandbox (said on the first line),
-    which gets the kernels compiled and checked as a run's does."""
+    which gets the kernels (compiled if need be) checked as a run's does."""
     bot = hostile(tmp_path, "stranger.py")
     res = referee("check", bot, "--out", str(tmp_path / "check"), cwd=tmp_path, cache=cache)
     assert res.returncode == 0, res.stdout + res.stderr
