@@ -42,11 +42,12 @@ class _Session:
     def __init__(self, spec: BotSpec, rules: Game, start_ms: int, log_dir: Path):
         self.hub: Hub[str] = Hub()
         self.peer = "bot"
-        token = self.hub.new_token(self.peer, spec.name)
+        token = self.hub.new_token(self.peer, spec.name, dict(spec.options))
         self.logs = LogPump(BotLimits().log_bytes)
         try:
             self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check",
-                                   BotLimits(), self.logs, Sandbox(), game=rules.name)
+                                   BotLimits(), self.logs, Sandbox(), game=rules.name,
+                                   start_timeout_ms=start_ms)
         except OSError as exc:  # the system refused to run it (not a program, ...)
             self.hub.close()
             self.logs.close()
