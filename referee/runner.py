@@ -45,6 +45,8 @@ POLL_MS = 20
 STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
 CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
+# Games looked ahead, per slot, for the bots whose idle processes are worth keeping.
+LOOKAHEAD_PER_SLOT = 4
 # Processes starting at once: more only slow each other down, the first table's too.
 STARTING_AT_ONCE = 2 * (os.cpu_count() or 1) + 2
 _NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
@@ -66,7 +68,12 @@ def warm_processes(config: RunConfig) -> int:
 
 
 class BotStartError(RuntimeError):
-    """A bot that did not connect and say hello in time (or exited first)."""
+    """A bot that did not connect and say hello in time (or exited first); ``why`` says
+    what happened, without the bot's name."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
 
 
 @dataclass
@@ -144,8 +151,9 @@ class BotInstance:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
                 raise  # the run directory failed, not the bot: a storage error
-            raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
-                                f"started: {exc.strerror or exc}") from None
+            why = f"could not be started: {exc.strerror or exc}"
+            raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) {why}",
+                                why) from None
         hub.launched(self, self.process.pid)
         self.launched, self.ready, self.refused = True, False, None
         self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
@@ -276,7 +284,8 @@ class Runner(Tournament):
         """See ``Tournament.play``. A None from ``games`` means that no game is ready
         yet (a worker waiting for the main process): the slot stays free and asks again
         on the next turn of the loop."""
-        self._ahead = Lookahead(games, self.config.concurrency, lambda g: g.seating)
+        self._ahead = Lookahead(games, LOOKAHEAD_PER_SLOT * self.config.concurrency,
+                                lambda g: g.seating)
         self._schedule = iter(self._ahead)
         pending_games = True
         last_liveness = 0.0
@@ -338,7 +347,11 @@ class Runner(Tournament):
             if inst.launched:
                 inst.restarts += 1
                 self.counters[inst.spec.name].restarts += 1
-            inst.launch()
+            try:
+                inst.launch()
+            except BotStartError as exc:  # the system would not run it
+                inst.launched = True
+                self._start_failed(inst, exc.why)
 
     def _start_failed(self, inst: BotInstance, why: str) -> None:
         """Count a failed start; the bot is given up on after START_ATTEMPTS in a row,

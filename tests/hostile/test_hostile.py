@@ -66,7 +66,7 @@ def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_t
     out = tmp_path / "run"
     started = time.monotonic()
     # The bot writes its pid beside itself for the test: no sandbox.
-    proc = referee("run", "--sandbox", "none",
+    proc = referee("run", "--sandbox", "none", "--strict-start",
                    "--bots", *bots, "--games", "2", "--start-timeout", start_timeout,
                    "--out", str(out), cwd=tmp_path)
     elapsed = time.monotonic() - started
