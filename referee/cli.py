@@ -59,7 +59,14 @@ from referee.config import (
     parse_size,
 )
 from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
-from referee.entrants import FieldOptions, ShareError, check_shares, share_line, total_games
+from referee.entrants import (
+    FieldOptions,
+    ShareError,
+    check_shares,
+    games_for_each,
+    share_line,
+    total_games,
+)
 from referee.gameopts import (
     GameOpt,
     ParamOpt,
@@ -288,6 +295,10 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
         strict_start=field.strict_start, allow_same_author=field.allow_same_author,
     )
     try:
+        if field.per_bot or field.per_encounter:
+            config = replace(config, games=games_for_each(
+                lambda g: make_format(replace(config, games=g).to_dict()).stage(0, []),
+                games, n_players, config.candidates, field.per_bot or field.per_encounter))
         first = make_format(config.to_dict()).stage(0, [])  # the format checks its seats
         if format != "tables":
             check_shares(first, [b.name for b in specs], format)

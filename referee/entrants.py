@@ -2,8 +2,10 @@
 
 - ``--games-per-bot`` (round robin) and ``--games-per-encounter`` (gauntlet: games each
   candidate plays with each field bot, fastchess's and cutechess's ``-games``) become the
-  run's number of games (``total_games``); the schedule then rounds it up to whole
-  duplicate groups as ever.
+  run's number of games (``total_games``). A table plays every seat order of its bots
+  (``referee.schedule.table_seatings``), so a bot's games come in whole tables: the
+  count asked for is rounded up to a multiple of a table's games (4 at tables of 4, 2
+  heads-up), and the schedule rounds the run up to whole duplicate groups as ever.
 - No schedule leaves an entrant without a game (``check_shares``: a one-line error), and
   the run's header says how many games each gets (``share_line``).
 - Bots of one author (``author=NAME`` in the bot argument, ``referee.botargs``) never share
@@ -15,13 +17,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referee.schedule import ScheduledGame
+from referee.schedule import ScheduledGame, table_seatings
 
 SHOWN_NAMES = 3  # names an error lists before "and N more"
+MAX_STEPS = 64  # tables added, at most, so that every bot has its games
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ def total_games(format: str, n_bots: int, players: int, candidates: int,
     24
     >>> total_games("round-robin", 200, 4, 0, 100, 8, None)  # 8 games for each of 200 bots
     400
+    >>> total_games("round-robin", 40, 4, 0, 100, 1, None)  # 1 game: a whole table, 4
+    40
     """
     if per_bot is not None and per_encounter is not None:
         raise ShareError("give --games-per-bot (round robin) or --games-per-encounter "
@@ -60,18 +65,39 @@ def total_games(format: str, n_bots: int, players: int, candidates: int,
             raise ShareError(f"{option} is for --format {fmt}")
         if value < 1:
             raise ShareError(f"{option} must be at least 1")
+    per_table = len(table_seatings(range(players)))
     if per_bot is not None:
-        return -(-per_bot * n_bots // players)
+        return -(-_whole(per_bot, per_table) * n_bots // players)
     if per_encounter is not None:
         field = n_bots - candidates
-        return -(-per_encounter * field // (players - 1)) * candidates
+        return -(-_whole(per_encounter, per_table) * field // (players - 1)) * candidates
     return games
 
 
+def games_for_each(schedule: Callable[[int], Sequence[ScheduledGame]], games: int,
+                   players: int, candidates: int, each: int) -> int:
+    """The fewest games from ``games`` on (one table's games at a time) whose schedule
+    gives every bot (every field bot, in a gauntlet) at least ``each`` games: a balanced
+    order keeps the bots' counts close at every point, not always equal."""
+    step = len(table_seatings(range(players))) * max(1, candidates)
+    for _ in range(MAX_STEPS):
+        counts = shares(schedule(games), 0)
+        if counts and min(counts[candidates:]) >= each:
+            return games
+        games += step
+    return games
+
+
+def _whole(games: int, per_table: int) -> int:
+    """``games`` rounded up to whole tables."""
+    return -(-games // per_table) * per_table
+
+
 def shares(games: Sequence[ScheduledGame], n_bots: int) -> list[int]:
-    """Games per bot (by bot number) in ``games``."""
+    """Games per bot (by bot number) in ``games``, for ``n_bots`` bots (0: as many as
+    the games seat)."""
     count = Counter(b for g in games for b in g.seating)
-    return [count[b] for b in range(n_bots)]
+    return [count[b] for b in range(n_bots or max(count, default=-1) + 1)]
 
 
 def _names(names: Sequence[str]) -> str:

@@ -143,24 +143,32 @@ class BotPool(Generic[I]):
 
 
 class Lookahead(Generic[T]):
-    """An iterator of games with the next few of them in view (``soon``), so that the
-    pool keeps warm only the processes those games need. ``None`` from the source (no
-    game ready yet) is passed on, never held."""
+    """The next few games of a source in view: ``soon`` tells the pool which bots to keep
+    warm, and ``take`` hands out the first game that seats none of the bots busy at other
+    tables (or else the first): the games of one table follow each other in a schedule,
+    and played at once each would need processes of its own. ``None`` from the source
+    (no game ready yet) is never held."""
 
     def __init__(self, source: Iterator[T | None], size: int, seating: Callable[[T], Any]):
         self._source, self._size, self._seating = source, size, seating
         self._held: deque[T] = deque()
         self._exhausted = False
 
-    def __iter__(self) -> Iterator[T | None]:
-        while True:
-            self._fill()
-            if self._held:
-                yield self._held.popleft()
-            elif self._exhausted:
-                return
-            else:
-                yield None
+    @property
+    def exhausted(self) -> bool:
+        """No game is held and the source has no more."""
+        self._fill()
+        return self._exhausted and not self._held
+
+    def take(self, busy: Collection[int]) -> T | None:
+        """The next game to play, preferring one without a bot of ``busy``; None if no
+        game is ready."""
+        self._fill()
+        for i, game in enumerate(self._held):
+            if not any(bot in busy for bot in self._seating(game)):
+                del self._held[i]
+                return game
+        return self._held.popleft() if self._held else None
 
     def soon(self) -> set[int]:
         """The bot numbers of the games held."""

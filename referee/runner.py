@@ -49,7 +49,6 @@ CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
 LOOKAHEAD_PER_SLOT = 4
 # Processes starting at once: more only slow each other down, the first table's too.
 STARTING_AT_ONCE = 2 * (os.cpu_count() or 1) + 2
-_NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
 
 
 def raise_open_files_limit() -> None:
@@ -232,7 +231,6 @@ class Runner(Tournament):
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
             [None] * config.concurrency
-        self._schedule: Iterator[ScheduledGame | None] = iter(())
         self._ahead: Lookahead[ScheduledGame] | None = None
         self._first_slot = first_slot
 
@@ -284,9 +282,8 @@ class Runner(Tournament):
         """See ``Tournament.play``. A None from ``games`` means that no game is ready
         yet (a worker waiting for the main process): the slot stays free and asks again
         on the next turn of the loop."""
-        self._ahead = Lookahead(games, LOOKAHEAD_PER_SLOT * self.config.concurrency,
-                                lambda g: g.seating)
-        self._schedule = iter(self._ahead)
+        ahead = self._ahead = Lookahead(games, LOOKAHEAD_PER_SLOT * self.config.concurrency,
+                                        lambda g: g.seating)
         pending_games = True
         last_liveness = 0.0
         while True:
@@ -298,10 +295,9 @@ class Runner(Tournament):
                     self._finish(s, table)
                     table = None
                 if table is None and self.starting[s] is None and pending_games:
-                    nxt = _NO_MORE if self.stopping else next(self._schedule, _NO_MORE)
-                    if nxt is _NO_MORE:
+                    if self.stopping or ahead.exhausted:
                         pending_games = False
-                    elif nxt is not None:
+                    elif (nxt := ahead.take(self._busy_bots())) is not None:
                         self._prepare_table(s, nxt)
                 if self.starting[s] is not None:
                     self._start_table_when_ready(s)
@@ -320,6 +316,12 @@ class Runner(Tournament):
             if now - last_liveness > LIVENESS_EVERY_S:
                 last_liveness = now
                 self._check_liveness()
+
+    def _busy_bots(self) -> set[int]:
+        """The bot numbers seated at tables in progress or starting."""
+        seated = [t.match.game.seating for t in self.tables if t is not None]
+        seated += [w[0].seating for w in self.starting if w is not None]
+        return {bot for seating in seated for bot in seating}
 
     def _abandon(self) -> None:
         """Leave the games in progress unfinished: they are not journalled."""
