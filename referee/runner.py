@@ -47,6 +47,10 @@ LIVENESS_EVERY_S = 0.05
 CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
 # Games looked ahead, per slot, for the bots whose idle processes are worth keeping.
 LOOKAHEAD_PER_SLOT = 4
+# A starting process still runnable at its start timeout is looked at again this much
+# later, up to START_GRACE times the timeout (``BotInstance.start_failure``).
+START_RECHECK_S = 0.5
+START_GRACE = 3
 # Processes starting at once: more only slow each other down, the first table's too.
 STARTING_AT_ONCE = 2 * (os.cpu_count() or 1) + 2
 
@@ -99,6 +103,7 @@ class BotInstance:
         self.ready = False
         self.refused: str | None = None  # why its hello was refused, if it was
         self.start_deadline = 0.0
+        self.start_cap = 0.0  # the start timeout's end, however busy the machine
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
@@ -123,16 +128,33 @@ class BotInstance:
         return self.runner.given_up.get(self.spec.name)
 
     def start_failure(self, now: float) -> str | None:
-        """Why its starting process has failed to start (None: it may still make it)."""
+        """Why its starting process has failed to start (None: it may still make it).
+        At the start timeout a process that is running or waiting for a CPU (importing
+        on a busy machine) is looked at again a little later, up to START_GRACE times the
+        timeout; one that sleeps, or waits for anything else, has failed."""
         assert self.process is not None
         code = self.process.exit_code()
         if code is None and not self.refused and now <= self.start_deadline:
+            return None
+        if code is None and not self.refused and now <= self.start_cap \
+                and self._runnable():
+            self.start_deadline = now + START_RECHECK_S
             return None
         why = (f"exited with code {code}" if code is not None else
                f"was refused: {self.refused}" if self.refused else
                f"did not connect within {self.runner.config.start_timeout_ms} ms")
         tail = self.process.stderr_tail()
         return why + (f": {tail}" if tail else "")
+
+    def _runnable(self) -> bool:
+        assert self.process is not None
+        meter = CpuMeter.open(self.process.pid, self.runner.carriers)
+        if meter is None:
+            return False
+        try:
+            return meter.runnable()
+        finally:
+            meter.close()
 
     def launch(self) -> None:
         hub = self.runner.hub
@@ -156,7 +178,9 @@ class BotInstance:
         hub.launched(self, self.process.pid)
         self.launched, self.ready, self.refused = True, False, None
         self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
-        self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
+        timeout_s = self.runner.config.start_timeout_ms / 1000
+        self.start_deadline = time.perf_counter() + timeout_s
+        self.start_cap = time.perf_counter() + START_GRACE * timeout_s
 
     def awaits_reply(self) -> bool:
         """Whether this bot owes a reply to an open request now."""

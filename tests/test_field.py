@@ -99,7 +99,7 @@ def test_forty_entrants_three_broken_forfeit_and_everyone_else_is_rated(tmp_path
     assert 0 < peak <= 2 * concurrency * players, peak
     run = tmp_path / "run"
     records = read_games(run)
-    assert len(records) == 10
+    assert len(records) >= 40
     for name in BROKEN:
         games = [r for r in records if name in r["seats"]]
         assert games, name
@@ -115,11 +115,11 @@ def test_forty_entrants_three_broken_forfeit_and_everyone_else_is_rated(tmp_path
     assert "exited with code 3" in detail["exits"], detail
     assert "did not connect within 3000 ms" in detail["silent"], detail
     rows = {r["bot"]: r for r in json.loads((run / "leaderboard.json").read_text())["rows"]}
-    assert len(rows) == 40 and all(rows[b]["games"] == 1 for b in rows), rows
+    assert len(rows) == 40 and all(rows[b]["games"] >= 4 for b in rows), rows
     healthy_faults = Counter(f["label"] for r in records for f in r["faults"]
                              if f["bot"] not in BROKEN)
     assert not healthy_faults, healthy_faults
-    assert verify_run(run).games == 10
+    assert verify_run(run).games == len(records)
     assert_nothing_left(tmp_path)
 
 
