@@ -6,10 +6,11 @@
 Each row runs ``referee run`` in a fresh subprocess, sandboxed (``--sandbox auto``), with
 N entrants: copies of the bundled ``bots/caller.py`` and ``bots/random_bot.py`` in turn,
 two of them replaced by broken ones (a syntax error, and an executable that exits at
-once), at tables of 4 with duplicate deals, 4 x N games (256 entrants: 1,024 games;
-``--quick``: N). While it runs, the bot processes are counted every 50 ms: the
-referee's children, one per bot process (a sandboxed bot is its bwrap and what runs
-inside it, counted once), and the resident memory of everything under them summed.
+once), at tables of 4 with duplicate deals, ``--games-per-bot 16`` (about 4 x N games;
+256 entrants: 1,024 or a few more; ``--quick``: 4, about N). While it runs, the bot
+processes are counted every 50 ms: the referee's children, one per bot process (a
+sandboxed bot is its bwrap and what runs inside it, counted once), and the resident
+memory of everything under them summed.
 
 Columns: seconds from the command's start to the first game in the journal; peak bot
 processes, against the README's bound ``2 x concurrency x players``; peak summed RSS of
@@ -89,14 +90,15 @@ def bots_of(referee: int) -> tuple[int, int]:
     return len(tops), rss
 
 
-def run_field(tmp: Path, n: int, concurrency: int, games: int) -> dict[str, object]:
+def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, object]:
     out = tmp / f"run-{n}-{concurrency}"
     bots = make_field(tmp / f"bots-{n}", n)
     journal = out / "games.jsonl"
     start = time.monotonic()
     proc = subprocess.Popen([*REFEREE, "run", "--bots", *bots, "--players", str(PLAYERS),
-                             "--games", str(games), "--concurrency", str(concurrency),
-                             "--move-time", "1s", "--sandbox", "auto", "--out", str(out)],
+                             "--games-per-bot", str(per_bot), "--concurrency",
+                             str(concurrency), "--move-time", "1s", "--sandbox", "auto",
+                             "--out", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
     peak_procs = peak_rss = 0
@@ -161,7 +163,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-field-") as tmp:
         for n in sizes:
             for concurrency in levels:
-                r = run_field(Path(tmp), n, concurrency, (1 if args.quick else 4) * n)
+                r = run_field(Path(tmp), n, concurrency, 4 if args.quick else 16)
                 first = f"{r['first_s']:7.1f}" if r["first_s"] is not None else "      -"
                 print(f"{r['entrants']:>8} {r['concurrency']:>4} {r['games']:>5} "
                       f"{r['exit']:>4} {first} {r['peak_procs']:>10} {r['bound']:>5} "
