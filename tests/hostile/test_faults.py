@@ -350,6 +350,7 @@ def test_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
         res = subprocess.run(
             [str(REFEREE), "run", "--bots", str(bomb), str(bomb), "--games", "1",
              "--run-as", "nobody", "--limit-procs", "30", "--start-timeout", "3s",
+             "--strict-start",
              "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=120)
         assert res.returncode == 3, (res.stdout, res.stderr)
         assert "fork_bomb" in res.stderr and "Traceback" not in res.stderr
