@@ -47,12 +47,13 @@ class _Session:
         self.hub: Hub[str] = Hub(other_users=limits.ids_for(
             0, confinement.sandbox.kind != "none") is not None)
         self.peer = "bot"
-        token = self.hub.new_token(self.peer, spec.name)
+        token = self.hub.new_token(self.peer, spec.name, dict(spec.options))
         self.logs = LogPump(limits.log_bytes)
         try:
             self.proc = confinement.start(spec, self.hub.endpoint, token, log_dir, "check",
                                           self.logs, game=rules.name,
-                                          hide=masks(spec.path, [spec.path], log_dir.parent))
+                                          hide=masks(spec.path, [spec.path], log_dir.parent),
+                                          start_timeout_ms=start_ms)
         except OSError as exc:  # the system refused to run it (not a program, ...)
             self.hub.close()
             self.logs.close()

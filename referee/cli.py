@@ -60,6 +60,14 @@ from referee.config import (
     parse_size,
 )
 from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
+from referee.entrants import (
+    FieldOptions,
+    ShareError,
+    check_shares,
+    games_for_each,
+    share_line,
+    total_games,
+)
 from referee.gameopts import (
     GameOpt,
     ParamOpt,
@@ -257,12 +265,14 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
                 limits: BotLimits, sandbox: str, *, format: str = "round-robin",
                 duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
                 in_process: bool = False, workers: int = 1,
-                secret_file: Path | None = None) -> RunConfig:
+                secret_file: Path | None = None, field: FieldOptions | None = None
+                ) -> RunConfig:
     """Check the options of a run of ``game`` (``referee.gameopts.resolve_game``) and
     resolve them; ConfigError, SecretError or
     BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
+    field = field or FieldOptions()
     sandbox = "none" if in_process else resolve(sandbox)[0]
     if not in_process:
         check_run_as(specs, sandbox, limits)
@@ -292,6 +302,8 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     if len(specs) < n_players and format != "tables":
         raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
                           "give a file more than once for self-play")
+    games = total_games(format, len(specs), n_players, candidates, games, field.per_bot,
+                        field.per_encounter)
     if games < 1 or concurrency < 1 or max_faults < 1 or workers < 1:
         raise ConfigError("--games, --concurrency, --max-faults and --workers must be at "
                           "least 1")
@@ -312,9 +324,16 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
         candidates=candidates if format == "gauntlet" else 0,
         baseline=baseline if format == "gauntlet" else None, in_process=in_process,
         workers=min(workers, games),  # each worker has one of the games at once, or more
+        strict_start=field.strict_start, allow_same_author=field.allow_same_author,
     )
     try:
-        make_format(config.to_dict())  # the format checks what it can seat
+        if field.per_bot or field.per_encounter:
+            config = replace(config, games=games_for_each(
+                lambda g: make_format(replace(config, games=g).to_dict()).stage(0, []),
+                games, n_players, config.candidates, field.per_bot or field.per_encounter))
+        first = make_format(config.to_dict()).stage(0, [])  # the format checks its seats
+        if format != "tables":
+            check_shares(first, [b.name for b in specs], format)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
     check_out(config.out, new_run=True)
@@ -374,6 +393,18 @@ def run(
     limit_cores: CoresOpt = 0.0,
     cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
+    games_per_bot: Annotated[int | None, typer.Option(
+        help="round-robin: games each bot plays (replaces --games).")] = None,
+    games_per_encounter: Annotated[int | None, typer.Option(
+        help="gauntlet: games each candidate plays with each field bot, as fastchess's "
+             "and cutechess's -games (replaces --games).")] = None,
+    strict_start: Annotated[bool, typer.Option(
+        "--strict-start", help="Start every bot before the first game and end the run "
+                               "(exit 3) if one cannot start, instead of forfeiting its "
+                               "games.")] = False,
+    allow_same_author: Annotated[bool, typer.Option(
+        "--allow-same-author", help="Let bots of one author (author=NAME in the bot "
+                                    "argument) share a table.")] = False,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
@@ -385,7 +416,9 @@ def run(
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
                              candidates=candidates, baseline=baseline, in_process=in_process,
-                             workers=workers, secret_file=secret_file)
+                             workers=workers, secret_file=secret_file,
+                             field=FieldOptions(games_per_bot, games_per_encounter,
+                                                strict_start, allow_same_author))
         if cluster is not None and (in_process or workers > 1):
             raise ConfigError("--cluster plays the games on the cluster's workers: drop "
                               "--in-process and --workers")
@@ -393,7 +426,7 @@ def run(
         remote = join_cluster(cluster)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
-    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
+    except (ConfigError, SecretError, BotFileError, SandboxError, ShareError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     raise typer.Exit(play(config, local, cluster=remote))
 
@@ -416,12 +449,17 @@ def resume(
     trust: Annotated[bool, typer.Option(
         "--trust", help="Resume a run this host did not seal (made elsewhere, or before "
                         "seals): you vouch for its bots and settings (SECURITY.md).")] = False,
+    start_timeout: Annotated[str | None, typer.Option(
+        help="Time a bot has to start and say hello (default: the run's); it changes no "
+             "result.")] = None,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
     test and exits as `referee sprt` does."""
     try:
         config = load_config(run_dir, trust)
+        if start_timeout is not None:
+            config = replace(config, start_timeout_ms=parse_duration(start_timeout))
         check_out(config.out, new_run=False)
         if cluster is not None and config.in_process:
             raise ConfigError("--cluster plays bot processes; this run is played in-process")
@@ -565,6 +603,9 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         f"{', in-process' if local is not None else ''}"
         f"{f', {config.workers} workers' if config.workers > 1 else ''}"
         f"{f', cluster {cluster.address}' if cluster is not None else ''})", to=console)
+    first = runner.format.stage(0, [])
+    if isinstance(first, list) and config.format != "tables":
+        say(share_line(first, len(config.bots), config.candidates), to=console)
     if local is None:
         say(describe_isolation(config.sandbox, config.limits), to=console)
     board = LiveBoard(console, total, run_report(

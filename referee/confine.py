@@ -54,12 +54,12 @@ class Confinement:
 
     def start(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
               logs: LogPump, *, instance: int = 0, hide: tuple[Path, ...] = (),
-              game: str = "") -> BotProcess:
+              game: str = "", start_timeout_ms: int = 0) -> BotProcess:
         """Start one bot process (``referee.process.BotProcess``) as this command holds
         them."""
         return BotProcess(spec, endpoint, token, log_dir, label, self.limits, logs,
                           self.sandbox, instance=instance, hide=hide, cgroups=self.cgroups,
-                          game=game, kernels=self.kernels)
+                          game=game, kernels=self.kernels, start_timeout_ms=start_timeout_ms)
 
     def close(self) -> list[str]:
         """Remove the cgroups and the kernels' copy; what the command must still say (a

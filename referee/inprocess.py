@@ -130,7 +130,8 @@ class LocalRunner(Tournament):
         failed: list[str | None] = [None] * len(bots)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
         infos = [GameInfo(str(game.index), rules.name, seat, len(bots), seeds[seat],
-                          rules.params) for seat in range(len(bots))] if hooked else []
+                          rules.params, options=dict(cfg.bots[b].options))
+                 for seat, b in enumerate(game.seating)] if hooked else []
         for seat, bot in enumerate(bots):
             self._mark(match, seat)
             failed[seat] = self._hook(match, seat, "on_game_start", bot.on_game_start,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +112,8 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
     ``config.bots`` is (candidate, baseline), two players, and ``config.format`` is
     ``sprt``: at most ``max_games`` games (whole pairs). ``cluster``: the Dask cluster
     that plays them (``referee.cluster``). ``on_update(match, record)`` after each game."""
+    # A broken candidate or baseline must fail the job (exit 3), not forfeit its games.
+    config = replace(config, strict_start=True)
     match = SprtMatch(test, config.bots[CANDIDATE].name, config.bots[BASELINE].name,
                       max_games)
     if resume:

@@ -28,6 +28,7 @@ from typing import Any
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.deals import SecretError, private_run_dir, store_secret
+from referee.entrants import author_classes
 from referee.games import Game, load_game
 from referee.journal import (
     SCHEMA_VERSION,
@@ -70,10 +71,13 @@ def make_format(config: Mapping[str, Any]) -> Format:
     kind = config.get("format", "round-robin")
     n, seed, games = len(config["bots"]), int(config["seed"]), config["games"]
     duplicate = config.get("duplicate", False)
+    apart = author_classes(config["bots"], kind, config.get("candidates", 0),
+                           config.get("allow_same_author", False))
     if kind == "round-robin":
-        return RoundRobin(n, config["players"], games, seed, duplicate)
+        return RoundRobin(n, config["players"], games, seed, duplicate, apart)
     if kind == "gauntlet":
-        return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate)
+        return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate,
+                        apart)
     if kind == "tables":
         game = load_game(*game_of(config))
         return Tables(n, [b["name"] for b in config["bots"]], game.seats, games, seed,

@@ -226,7 +226,8 @@ def test_a_bot_that_cannot_start_on_a_worker(tmp_path: Path) -> None:
     crash = tmp_path / "crash_at_start.py"
     shutil.copy(FAULTY / crash.name, crash)
     res = referee("run", "--bots", str(crash), *bots(tmp_path)[1:3], "--players", "2",
-                  "--games", "4", "--start-timeout", "10s", "--cluster", "local:1", "--out",
+                  "--games", "4", "--start-timeout", "10s", "--strict-start", "--cluster",
+                  "local:1", "--out",
                   str(tmp_path / "run"), cwd=tmp_path, timeout=120)
     assert res.returncode == 3, res.stderr
     err = lines(res.stderr)
