@@ -57,14 +57,15 @@ def referee_run(tmp: Path, name: str, games: int, *extra: str) -> dict[str, Any]
             "board": (board["rows"], board["inputs_hash"])}
 
 
-def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
+def instant_batch(key: str, games: list[Any]) -> list[tuple[dict, bytes]]:
     """A task that answers at once: the recorded game ``index mod n`` of the run in
-    ``payload.config.out.parent / 'reference'``, renumbered. Its transcript line is
+    ``<session's run directory>.parent / 'reference'``, renumbered. Its transcript line is
     made once per recorded game: a real worker makes it while its bots play."""
     if not _canned:
+        from referee.clusterhost import session_payload
         from referee.journal import read_games, read_transcripts, transcript_line
 
-        ref = payload.config.out.parent / "reference"
+        ref = session_payload(key).config.out.parent / "reference"
         transcripts = read_transcripts(ref)
         _canned.extend((r, transcript_line(r, transcripts[r["game"]]["events"],
                                            transcripts[r["game"]]["decisions"]))

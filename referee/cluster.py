@@ -31,7 +31,15 @@ from typing import Any
 
 from referee.bottree import BotFileMismatch, BotTree
 from referee.clusterconnect import Cluster
-from referee.clusterhost import Record, RunPayload, end_session, play_batch, progress_topic
+from referee.clusterhost import (
+    Record,
+    RunPayload,
+    SessionPlugin,
+    end_session,
+    play_batch,
+    plugin_name,
+    progress_topic,
+)
 from referee.clusterwatch import ClusterLost, Watch
 from referee.config import ConfigError, RunConfig
 from referee.runner import BotStartError
@@ -44,7 +52,7 @@ BATCH_S = 1.0             # ... and as many as a worker plays in this long
 BATCH_MAX = 1024          # games of a batch, at most
 BATCHES_PER_WORKER = 2    # batches in flight per Dask worker: one plays, one waits
 
-BatchFn = Callable[[RunPayload, list[ScheduledGame]], list[Record]]
+BatchFn = Callable[[str, list[ScheduledGame]], list[Record]]  # session key, games
 
 
 def batch_size(games_per_s: float, least: int) -> int:
@@ -84,20 +92,20 @@ class ClusterPool(Tournament):
         self._session_games = 0  # games journalled by this session
         self._started_at: float | None = None
         self.payload: RunPayload | None = None
-        self._payload_future: Any = None
         self._inflight: dict[Any, list[ScheduledGame]] = {}
         self._reports: list[dict[str, Any]] = []
         self._lost = False
         self._watch = Watch(config, warn or (lambda message: None))
 
     def open(self) -> None:
-        """Send the run's configuration and bots to every worker (once)."""
+        """Send the run's configuration and bots to every worker, once each
+        (``SessionPlugin``)."""
         self.payload = RunPayload(session_key(self.config), self.config,
                                   tuple(BotTree.read(b, self.config.out)
                                         for b in self.config.bots))
         client = self.cluster.client
         client.subscribe_topic(progress_topic(self.payload.key), self._watch.progressed)
-        self._payload_future = client.scatter(self.payload, broadcast=True, hash=False)
+        client.register_plugin(SessionPlugin(self.payload), name=plugin_name(self.config))
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
         """Keep BATCHES_PER_WORKER batches in flight per worker; journal each batch's
@@ -125,9 +133,10 @@ class ClusterPool(Tournament):
         """End the session's referee worker on every worker (their counters are kept),
         then the connection."""
         if self.payload is not None and not self._lost:
+            client = self.cluster.client
             try:
-                ends = self.cluster.client.run(end_session, self.payload.key,
-                                               on_error="return")
+                ends = client.run(end_session, self.payload.key, on_error="return")
+                client.unregister_worker_plugin(plugin_name(self.config))
             except OSError:  # the scheduler has gone; the workers end idle ones
                 ends = {}
             self._reports = [r for r in ends.values() if isinstance(r, dict)]
@@ -145,7 +154,7 @@ class ClusterPool(Tournament):
             batch = list(islice(games, self._batch_games(workers)))
             if not batch:
                 return False
-            future = self.cluster.client.submit(self.batch_fn, self._payload_future, batch,
+            future = self.cluster.client.submit(self.batch_fn, self.payload.key, batch,
                                                 pure=False)
             self._inflight[future] = batch
         return True
@@ -190,7 +199,11 @@ class ClusterPool(Tournament):
                 raise exc
             raise WorkerError(f"a batch of games failed on the cluster: "
                               f"{type(exc).__name__}: {exc}") from exc
-        records = future.result()
+        try:
+            records = future.result()
+        except OSError as exc:  # its worker or the scheduler went while it was fetched
+            raise ClusterLost(f"the Dask scheduler at {self.cluster.address} has gone "
+                              f"({type(exc).__name__})", self.cluster.address) from None
         wanted = [g.index for g in batch]
         if [r["game"] for r, _ in records] != wanted:
             raise WorkerError(f"a worker sent back games {[r['game'] for r, _ in records]} "

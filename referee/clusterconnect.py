@@ -54,6 +54,10 @@ def connect(address: str, wait_s: float = 0.0, insecure: bool = False,
     except ImportError:
         raise ClusterError("--cluster needs Dask: pip install "
                            "'polish-poker-referee[cluster]'") from None
+    # What goes wrong the coordinator says in one line; Dask's own log lines (a lost
+    # connection, its retries) would repeat it on the terminal.
+    for name in [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     if address.startswith("local:"):
         return _local(address, wait_s)
     if "://" not in address:

@@ -19,6 +19,7 @@ coordinator has gone.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from collections.abc import Callable
@@ -32,6 +33,11 @@ from referee.journal import transcript_line
 from referee.runner import BotStartError
 from referee.schedule import ScheduledGame
 from referee.workers import CLOSE_S, WorkerError, WorkerProcess, WorkerTraceback
+
+try:
+    from distributed import WorkerPlugin
+except ImportError:  # without the cluster extra nothing here runs; the class must exist
+    WorkerPlugin = object  # type: ignore[misc,assignment]
 
 IDLE_S = 30.0      # a referee worker with no batch this long ends itself
 PROGRESS_S = 0.5   # a session's games-done event at most this often per worker
@@ -181,9 +187,41 @@ class RunHost:
             self._cond.notify_all()
 
 
-# The run sessions whose referee workers live in this (Dask worker) process.
+# The run sessions whose referee workers live in this (Dask worker) process, and the
+# payloads of the sessions this worker has received.
 _hosts: dict[str, RunHost] = {}
 _hosts_lock = threading.Lock()
+_payloads: dict[str, RunPayload] = {}
+
+
+class SessionPlugin(WorkerPlugin):
+    """Carries a run session's payload to every worker, those that join later included,
+    once each: Dask sends a registered plugin to each worker as it joins. (Data scattered
+    to every worker would not stay there: Dask drops the copies it deems redundant, and
+    a worker removed with the last one would lose it.) One plugin per run directory, so
+    that a resume's replaces the session of a coordinator that was killed."""
+
+    def __init__(self, payload: RunPayload):
+        self.payload = payload
+
+    def setup(self, worker: Any) -> None:
+        _payloads[self.payload.key] = self.payload
+
+    def teardown(self, worker: Any) -> None:
+        _payloads.pop(self.payload.key, None)
+
+
+def plugin_name(config: RunConfig) -> str:
+    """The name of a run's ``SessionPlugin``: one per run directory."""
+    return f"referee-run-{hashlib.sha256(str(config.out.resolve()).encode()).hexdigest()[:16]}"
+
+
+def session_payload(key: str) -> RunPayload:
+    """The payload of run session ``key``, as this worker received it."""
+    try:
+        return _payloads[key]
+    except KeyError:
+        raise WorkerError(f"this Dask worker has not received run session {key}") from None
 
 
 def progress_topic(key: str) -> str:
@@ -191,10 +229,11 @@ def progress_topic(key: str) -> str:
     return f"referee-progress-{key}"
 
 
-def _host(payload: RunPayload) -> RunHost:
+def _host(key: str) -> RunHost:
     from distributed import get_worker
 
     with _hosts_lock:
+        payload = session_payload(key)
         host = _hosts.get(payload.key)
         if host is None or host.closed.is_set():
             worker = get_worker()
@@ -217,9 +256,10 @@ def _reap_when_idle(host: RunHost) -> None:
             end_session(host.key)
 
 
-def play_batch(payload: RunPayload, games: list[ScheduledGame]) -> list[Record]:
-    """The Dask task: play ``games`` on this worker; their records (``Record``)."""
-    return _host(payload).play(games)
+def play_batch(key: str, games: list[ScheduledGame]) -> list[Record]:
+    """The Dask task: play ``games`` of run session ``key`` on this worker; their records
+    (``Record``)."""
+    return _host(key).play(games)
 
 
 def end_session(key: str) -> dict[str, Any] | None:

@@ -101,6 +101,7 @@ class DaskCluster:
 
     def __init__(self, root: Path, tls: Tls, workers: int = 2):
         self.root, self.tls = root, tls
+        root.mkdir(exist_ok=True)
         self.port = free_port()
         self.address = f"tls://127.0.0.1:{self.port}"
         self.scheduler = self._start("scheduler", "--host", "127.0.0.1", "--port",
