@@ -210,5 +210,4 @@ class ClusterPool(Tournament):
                               f"for batch {wanted}")
         for record, transcript in records:
             self.journal_encoded(record, transcript)
-        self._watch.played(max(r["duration_s"] for r, _ in records))
         self._session_games += len(records)

@@ -176,10 +176,22 @@ class RunHost:
 
     def _progressed(self) -> None:
         self._done += 1
+        self.heartbeat(force=False)
+
+    def heartbeat(self, force: bool = True) -> None:
+        """Tell the coordinator (``report``) that this session's games go on: at most every
+        PROGRESS_S as games end, and (``force``) while games wait here and the referee
+        worker process runs (not stopped: a stopped one plays nothing)."""
         now = time.monotonic()
-        if self._report is not None and now - self._reported_at >= PROGRESS_S:
-            self._reported_at = now
-            self._report(self._done)
+        if self._report is None or now - self._reported_at < PROGRESS_S:
+            return
+        if force:
+            with self._cond:
+                waiting = bool(self._waiting)
+            if not (waiting and self._proc is not None and _runs(self._proc.process.pid)):
+                return
+        self._reported_at = now
+        self._report(self._done)
 
     def _fail(self, exc: BaseException) -> None:
         with self._cond:
@@ -249,9 +261,20 @@ def _host(key: str) -> RunHost:
         return host
 
 
+def _runs(pid: int) -> bool:
+    """Whether process ``pid`` is there and neither stopped nor a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] not in "TtZX"
+
+
 def _reap_when_idle(host: RunHost) -> None:
-    """End a host that no batch has used for IDLE_S: its coordinator has gone."""
-    while not host.closed.wait(1.0):
+    """Beat the host's heart while it plays; end it once no batch has used it for IDLE_S:
+    its coordinator has gone."""
+    while not host.closed.wait(PROGRESS_S):
+        host.heartbeat()
         if host.idle_for() > IDLE_S:
             end_session(host.key)
 

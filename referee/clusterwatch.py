@@ -3,12 +3,14 @@
 Once a second (``Watch.look``) it asks the scheduler which tasks each worker holds; that
 question is also how it learns that the scheduler is gone or hangs (no answer in
 SCHEDULER_S), which ends the run (``ClusterLost``). A worker that holds batches of the run
-and has finished no game for a deadline made of the games' own time limits (the start
-timeout, and HANG_GAMES games of the longest of: a move's time plus the time bank, the
-longest game of the session so far) is hung: the scheduler is told to remove it and to
-close it, and runs its batches again on the other workers (the games are deterministic;
-the scheduler drops what the removed worker sends later, and the coordinator journals each
-batch once). A cluster left with no worker for ``--cluster-wait`` ends the run too.
+says, through the scheduler's event log, that its games go on: as they end, and twice a
+second while its referee worker process runs (``clusterhost.RunHost.heartbeat``), so that
+a slow game is not a hung one. A worker silent for longer than the games' own time limits
+allow a step to take (a bot's start timeout, and HANG_MOVES moves of the move time plus
+the time bank) is hung: the scheduler is told to remove it and to close it, and runs its
+batches again on the other workers (the games are deterministic; the scheduler drops what
+the removed worker sends later, and the coordinator journals each batch once). A cluster
+left with no worker for ``--cluster-wait`` ends the run too.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from referee.workers import WorkerError
 
 WATCH_EVERY_S = 1.0   # how often the coordinator asks the scheduler what runs where
 SCHEDULER_S = 20.0    # a scheduler that does not answer this long is lost
-HANG_GAMES = 4        # games of the longest kind in a hung worker's deadline
+HANG_MOVES = 4        # moves at the full time limit in a hung worker's deadline
 
 
 class ClusterLost(WorkerError):
@@ -41,22 +43,14 @@ class Watch:
 
     def __init__(self, config: RunConfig, warn: Callable[[str], None]):
         self.warn = warn
-        self._start_s = config.start_timeout_ms / 1000
-        self._longest_s = (config.move_ms + config.bank_ms) / 1000
+        self._deadline_s = (config.start_timeout_ms
+                            + HANG_MOVES * (config.move_ms + config.bank_ms)) / 1000
         self._lock = threading.Lock()
-        self._progress_at: dict[str, float] = {}  # worker -> when it last finished a game
+        self._progress_at: dict[str, float] = {}  # worker -> when it last said so
         self._busy_since: dict[str, float] = {}   # worker -> when seen holding batches
         self._looked_at = -WATCH_EVERY_S
         self._workers = 1
         self._none_since: float | None = None
-
-    def deadline_s(self) -> float:
-        """How long a worker that holds batches may finish no game."""
-        return self._start_s + HANG_GAMES * self._longest_s
-
-    def played(self, longest_s: float) -> None:
-        """A batch came back; its longest game took ``longest_s``."""
-        self._longest_s = max(self._longest_s, longest_s)
 
     def progressed(self, event: tuple[float, dict[str, Any]]) -> None:
         """A worker's progress event (``clusterhost.progress_topic``); on Dask's thread."""
@@ -66,6 +60,11 @@ class Watch:
     def look(self, cluster: Cluster, mine: set[Any]) -> int:
         """Every WATCH_EVERY_S: ask the scheduler what its workers hold, retire a hung
         worker; the number of workers. ClusterLost if the cluster has gone."""
+        if cluster.client.status != "running":
+            # Dask retries a lost connection, but a scheduler's restart, or its dropping a
+            # client that went away, forgets the client's tasks: the run cannot go on.
+            raise ClusterLost(f"the Dask scheduler at {cluster.address} has gone (the "
+                              "connection to it was lost)", cluster.address)
         now = time.monotonic()
         if now - self._looked_at < WATCH_EVERY_S:
             return self._workers
@@ -83,7 +82,7 @@ class Watch:
         for worker in busy:
             since = max(self._busy_since.setdefault(worker, now), progress.get(worker, 0.0))
             self._busy_since[worker] = since
-            if now - since > self.deadline_s():
+            if now - since > self._deadline_s:
                 self._retire(cluster, worker, now - since)
                 del self._busy_since[worker]
         return self._workers
@@ -111,8 +110,8 @@ class Watch:
                               "(--cluster-wait)", cluster.address)
 
     def _retire(self, cluster: Cluster, worker: str, idle_s: float) -> None:
-        self.warn(f"the Dask worker {worker} finished no game in {idle_s:.0f} s (its "
-                  f"deadline: {self.deadline_s():.0f} s): its batches go to other workers, "
+        self.warn(f"the Dask worker {worker} was silent for {idle_s:.0f} s (its "
+                  f"deadline: {self._deadline_s:.0f} s): its batches go to other workers, "
                   "and it is told to retire")
         client = cluster.client
         try:
