@@ -12,12 +12,14 @@ referee worker process (``referee.clusterhost``): the very ``python -m referee.w
 process of ``--workers``, with its own endpoint, its own bot processes reused game after
 game, the run's limits, sandbox, fault policy and CPU-wait rule. Only the transport
 differs: games come in as tasks, records go out as results. The run's configuration
-and bot files (addressed by their sha256) are sent to every worker once, when the run
-opens; no filesystem is shared. A bot's logs stay on the worker that ran it.
+and bots (``referee.bottree``: each its folder, addressed by the hash of its tree) are
+sent to every worker once, as a worker plugin, when the run opens; no filesystem is
+shared. A bot's logs stay on the worker that ran it.
 
 Faults: a Dask worker that dies loses its batches in flight; the scheduler runs those
 tasks again on another worker (``distributed.scheduler.allowed-failures`` times), and
-the coordinator journals each batch once, when its task is done.
+the coordinator journals each batch once, when its task is done. A hung worker, a lost
+scheduler, a cluster left without workers: ``referee.clusterwatch``.
 """
 
 from __future__ import annotations
