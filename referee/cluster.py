@@ -210,6 +210,5 @@ class ClusterPool(Tournament):
         if [r["game"] for r, _ in records] != wanted:
             raise WorkerError(f"a worker sent back games {[r['game'] for r, _ in records]} "
                               f"for batch {wanted}")
-        for record, transcript in records:
-            self.journal_encoded(record, transcript)
+        self.journal_batch(records)
         self._session_games += len(records)

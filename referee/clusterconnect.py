@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 CONNECT_TIMEOUT_S = 10.0      # for the scheduler to answer
+CLOSE_TIMEOUT_S = 5.0         # for a lost or hung scheduler to let the client go
 THREADS_PER_WORKER = 2        # of each worker of ``--cluster local:N``: BATCHES_PER_WORKER
 ENCRYPTED = ("tls://", "wss://")
 
@@ -38,7 +39,7 @@ class Cluster:
     wait_s: float = 0.0
 
     def close(self) -> None:
-        self.client.close()
+        self.client.close(timeout=CLOSE_TIMEOUT_S)
         if self.local is not None:
             self.local.close()
 
