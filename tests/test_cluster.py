@@ -473,13 +473,13 @@ def test_the_readme_turkish_and_golf_commands_on_a_local_cluster(tmp_path: Path)
                      str(shipped / "six_card_golf/expected_bot.py"),
                      str(shipped / "six_card_golf/greedy_bot.py")]}
     procs = {name: subprocess.Popen(
-        [str(REFEREE), "run", *args, "--games", "4", "--cluster", "local:2", "--out",
+        [str(REFEREE), "run", *args, "--games", "2", "--cluster", "local:2", "--out",
          str(tmp_path / name)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         text=True) for name, args in runs.items()}
     for name, proc in procs.items():
         _, stderr = proc.communicate(timeout=300)
         assert proc.returncode == 0, (name, stderr)
         records = read_games(tmp_path / name)
-        assert sorted(r["game"] for r in records) == [0, 1, 2, 3], name
-        assert not any(r.get("faults") for r in records), (name, records)
-        assert verify_run(tmp_path / name).games == 4
+        assert sorted(r["game"] for r in records) == [0, 1], name
+        assert not any(r["faults"] for r in records), (name, records)
+        assert verify_run(tmp_path / name).games == 2
