@@ -406,6 +406,12 @@ def test_a_killed_scheduler_ends_the_run_and_resume_waits_for_workers(
     assert len(read_games(out)) < GAMES
     second = DaskCluster(tmp_path / "second", tls, workers=0)  # a worker comes 5 s later
     try:
+        res = referee("resume", str(out), "--cluster", second.address, "--cluster-wait", "1s",
+                      cwd=tmp_path, timeout=120)
+        assert res.returncode == 2, res.stderr
+        assert lines(res.stderr) == [
+            f"waiting for a Dask worker at {second.address} (at most 1 s, --cluster-wait)",
+            f"error: --cluster {second.address}: no Dask worker came in 1 s (--cluster-wait)"]
         resume = subprocess.Popen([str(REFEREE), "resume", str(out), "--cluster",
                                    second.address], cwd=tmp_path, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
