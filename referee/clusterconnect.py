@@ -22,6 +22,9 @@ CONNECT_TIMEOUT_S = 10.0      # for the scheduler to answer
 CLOSE_TIMEOUT_S = 5.0         # for a lost or hung scheduler to let the client go
 THREADS_PER_WORKER = 2        # of each worker of ``--cluster local:N``: BATCHES_PER_WORKER
 ENCRYPTED = ("tls://", "wss://")
+# For ``local:N``'s workers: Dask's statistical profiler samples every thread of a worker
+# 100 times a second, CPU taken from the games on the host that plays them.
+LOCAL_CONFIG = {"distributed.worker.profile.enabled": False}
 
 
 class ClusterError(RuntimeError):
@@ -101,6 +104,7 @@ def wait_for_worker(cluster: Cluster, note: Callable[[str], None]) -> None:
 
 def _local(address: str, wait_s: float) -> Cluster:
     """``local:N``: a LocalCluster of N worker processes, TLS with a key of its own."""
+    import dask
     from distributed import Client, LocalCluster
     from distributed.security import Security
 
@@ -122,10 +126,11 @@ def _local(address: str, wait_s: float) -> Cluster:
     # the coordinator reports in one line: the workers' own logs would repeat it.
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
-                             processes=True, dashboard_address=None, host="127.0.0.1",
-                             security=security, protocol="tls://",
-                             silence_logs=logging.CRITICAL)
+        with dask.config.set(LOCAL_CONFIG):
+            local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
+                                 processes=True, dashboard_address=None, host="127.0.0.1",
+                                 security=security, protocol="tls://",
+                                 silence_logs=logging.CRITICAL)
     finally:
         signal.signal(signal.SIGINT, previous)
     return Cluster(address, Client(local, security=security), local, wait_s)
