@@ -24,6 +24,7 @@ scheduler, a cluster left without workers: ``referee.clusterwatch``.
 
 from __future__ import annotations
 
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -97,7 +98,7 @@ class ClusterPool(Tournament):
         self._inflight: dict[Any, list[ScheduledGame]] = {}
         self._reports: list[dict[str, Any]] = []
         self._lost = False
-        self._watch = Watch(config, warn or (lambda message: None))
+        self._watch = Watch(config, warn or (lambda message: print(message, file=sys.stderr)))
 
     def open(self) -> None:
         """Send the run's configuration and bots to every worker, once each
