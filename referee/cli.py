@@ -49,7 +49,9 @@ from leaderboards import (
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
 from referee.cgroup import cpu_cap_problem, freezer_parent
-from referee.cluster import Cluster, ClusterError, ClusterPool, connect
+from referee.cluster import ClusterPool
+from referee.clusterconnect import Cluster, ClusterError, connect
+from referee.clusterwatch import ClusterLost
 from referee.config import (
     FORMATS,
     ConfigError,
@@ -216,6 +218,12 @@ ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
          "each worker. Needs the cluster extra (docs/cluster.md).")]
+ClusterWaitOpt = Annotated[str, typer.Option(
+    help="How long --cluster waits for a Dask worker when it has none, e.g. 10m (0: for "
+         "ever).")]
+ClusterInsecureOpt = Annotated[bool, typer.Option(
+    help="Allow an unencrypted --cluster address (tcp://) for sandboxed bots: anyone who "
+         "reaches the scheduler can run code on the workers (docs/cluster.md).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
@@ -405,6 +413,8 @@ def run(
     allow_same_author: Annotated[bool, typer.Option(
         "--allow-same-author", help="Let bots of one author (author=NAME in the bot "
                                     "argument) share a table.")] = False,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
@@ -423,7 +433,7 @@ def run(
             raise ConfigError("--cluster plays the games on the cluster's workers: drop "
                               "--in-process and --workers")
         local = load_local_bots(config.bots) if in_process else None
-        remote = join_cluster(cluster)
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError, ShareError) as exc:
@@ -431,13 +441,15 @@ def run(
     raise typer.Exit(play(config, local, cluster=remote))
 
 
-def join_cluster(address: str | None) -> Cluster | None:
-    """The Dask cluster of ``--cluster``, connected (None without it); ConfigError if
-    it cannot be used."""
+def join_cluster(address: str | None, config: RunConfig, wait: str,
+                 insecure: bool) -> Cluster | None:
+    """The Dask cluster of ``--cluster`` for ``config``'s run, connected once it has a
+    worker (None without it); ConfigError if it cannot be used."""
     if address is None:
         return None
     try:
-        return connect(address)
+        return connect(address, parse_duration(wait) / 1000, insecure,
+                       trusted=config.sandbox == "none", note=say)
     except ClusterError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -452,6 +464,8 @@ def resume(
     start_timeout: Annotated[str | None, typer.Option(
         help="Time a bot has to start and say hello (default: the run's); it changes no "
              "result.")] = None,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
@@ -465,12 +479,12 @@ def resume(
             raise ConfigError("--cluster plays bot processes; this run is played in-process")
         if config.format == "sprt":  # the test goes on from its journal
             test, max_games = load_test(run_dir)
-            raise typer.Exit(run_sprt(config, test, max_games, resume=True,
-                                      cluster=join_cluster(cluster)))
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True, cluster=join_cluster(
+                cluster, config, cluster_wait, cluster_insecure)))
         local = load_local_bots(config.bots) if config.in_process else None
         if local is None and config.sandbox != "none" and cluster is None:
             resolve(config.sandbox)  # the run's sandbox must still work here
-        remote = join_cluster(cluster)
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
@@ -492,6 +506,10 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
     except RunFileError as exc:  # a link or a FIFO where the run writes (rundir.open_in)
         say(str(exc), "error: ")
         return EXIT_USAGE
+    except ClusterLost as exc:
+        say(f"{exc}; the finished games are in {config.out}: once a scheduler and workers are "
+            f"there, go on with: referee resume {config.out} --cluster {exc.address}", "error: ")
+        return EXIT_INTERNAL
     except KeyboardInterrupt as exc:
         say(f"interrupted: the finished games are in {config.out}")
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
@@ -784,6 +802,8 @@ def sprt(
     limit_cores: CoresOpt = 0.0,
     cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
@@ -806,7 +826,7 @@ def sprt(
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
                                      secret_file=secret_file), format="sprt")
-        remote = join_cluster(cluster)
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:

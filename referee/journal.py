@@ -62,7 +62,12 @@ class Journal:
 
     def append_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``append``, with the transcript's line already made (``transcript_line``)."""
-        lines = [transcript, _line(record)]
+        self.append_batch([(record, transcript)])
+
+    def append_batch(self, games: Sequence[tuple[dict[str, Any], bytes]]) -> None:
+        """``append_encoded`` for several games at once: one write per file (a cluster's
+        batch), all of them whole or none."""
+        lines = [b"".join(t for _, t in games), b"".join(_line(r) for r, _ in games)]
         sizes = [os.fstat(fd).st_size for fd in self._fds]
         for path, fd, data in zip(self._paths, self._fds, lines, strict=True):
             try:

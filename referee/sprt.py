@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from leaderboards.sprt import Sprt, game_score
-from referee.cluster import Cluster, ClusterPool
+from referee.cluster import ClusterPool
+from referee.clusterconnect import Cluster
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
 from referee.rundir import read_json, write_text

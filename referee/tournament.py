@@ -159,12 +159,17 @@ class Tournament:
 
     def journal_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``journal_game``, with the transcript's line already made where the game
-        was played (``referee.cluster``)."""
+        was played."""
+        self.journal_batch([(record, transcript)])
+
+    def journal_batch(self, games: list[tuple[dict[str, Any], bytes]]) -> None:
+        """``journal_encoded`` for a batch of games (``referee.cluster``), written at once."""
         assert self._journal is not None
-        self._journal.append_encoded(record, transcript)
-        self.played += 1
-        if self.progress:
-            self.progress(self, record)
+        self._journal.append_batch(games)
+        for record, _ in games:
+            self.played += 1
+            if self.progress:
+                self.progress(self, record)
 
     def write_config(self) -> None:
         """Write the deal secret (if any), then ``config.json``, which says there is one."""
