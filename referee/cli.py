@@ -46,6 +46,7 @@ from leaderboards import (
     rich_table,
     write_reports,
 )
+from leaderboards.bracket_rank import rank_by_bracket
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
 from referee.cluster import Cluster, ClusterError, ClusterPool, connect
@@ -578,6 +579,7 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     bracket = None if b is None else bracket_to_dict(b)
     if bracket is not None:
         write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
+        report = rank_by_bracket(report, bracket)
     replay = replay_after_run(config.out, lambda line: say(line, "error: "),
                               lambda line: say(line, to=console))
     write_reports(report, config.out, records, bracket, replays=replay is not None)
@@ -634,6 +636,7 @@ def rate(
         report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed,
                               metric=records_metric(records))
         bracket = run_bracket(configs, records)
+        report = rank_by_bracket(report, bracket)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
