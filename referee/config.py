@@ -115,6 +115,7 @@ class RunConfig:
     baseline: str | None = None
     in_process: bool = False
     workers: int = 1
+    event: str | None = None  # --event: the name that titles the pages and reports
     secret: bytes | None = field(default=None, repr=False)
 
     @property

@@ -61,6 +61,8 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
     ``RUN_END_GAMES`` games gets a line to ``note`` saying so instead."""
     try:
         games = [s.game for s in summaries(run_dir)]
+        if not games:  # stopped before its first game ended: nothing to replay
+            return None
         if len(games) > RUN_END_GAMES:
             note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
