@@ -80,6 +80,14 @@ def caption(report: Report) -> str:
     return " | ".join(part for part in (", ".join(setup), games, view, ranked) if part)
 
 
+def page_title(report: Report) -> str:
+    """The pages' title: the event's name (``--event``), else ``Leaderboard``; runs of
+    several events rated together name them all."""
+    event = report.settings.get("event")
+    names = [e for e in event if e] if isinstance(event, tuple) else [event] if event else []
+    return " / ".join(names) or "Leaderboard"
+
+
 def columns(report: Report) -> tuple[str, ...]:
     """The table's column headers: ``COLUMNS`` with the metric's two after the Elo's (if
     the report has a metric) and ``shared wins`` after ``wins`` (if any bot shared a

@@ -24,7 +24,7 @@ from typing import IO, Any
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
-from referee.rundir import replacing
+from referee.rundir import CONFIG_FILE, replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games: they take ~3 ms each to
@@ -78,7 +78,8 @@ def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
                 games: Iterable[GameReplay]) -> None:
     """The page: frame, index, each game's blob as it comes, the script after the first
     game the list shows (so that game is on screen before the rest is read)."""
-    title = f"Replays of {run_dir.resolve().name}"
+    event = _event(run_dir)
+    title = f"{event}: replays" if event else f"Replays of {run_dir.resolve().name}"
     f.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{html.escape(title)}</title>\n<style>\n{_asset('replay.css')}</style>\n"
             f'</head>\n<body>\n<div id="app"></div>\n'
@@ -141,6 +142,15 @@ def _script_json(doc: Any) -> str:
     """JSON that cannot end its ``<script>`` element early (``</script>`` in a bot name)."""
     return (json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _event(run_dir: Path) -> str | None:
+    """The run's ``--event`` name (``config.json``), if it has one."""
+    try:
+        event = json.loads((run_dir / CONFIG_FILE).read_text())["config"].get("event")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return event if isinstance(event, str) and event else None
 
 
 def _asset(name: str) -> str:
