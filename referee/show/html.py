@@ -107,7 +107,7 @@ def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
 def game_blob(replay: GameReplay) -> str:
     """One game for the page: its JSON (``_game``), gzip, base64."""
     data = json.dumps(_game(replay), separators=(",", ":"), ensure_ascii=False)
-    return base64.b64encode(gzip.compress(data.encode(), compresslevel=9, mtime=0)).decode()
+    return base64.b64encode(gzip.compress(data.encode(), compresslevel=6, mtime=0)).decode()
 
 
 def _game(r: GameReplay) -> dict[str, Any]:
@@ -115,14 +115,40 @@ def _game(r: GameReplay) -> dict[str, Any]:
             "names": list(r.names), "places": list(r.places),
             "scores": None if r.scores is None else list(r.scores),
             "times": [None if t is None else round(t, 1) for t in r.times_ms],
-            "faults": list(r.faults), "steps": [_step(s) for s in r.steps]}
+            "faults": list(r.faults), "steps": _steps(r.steps)}
 
 
-def _step(s: Step) -> list[Any]:
-    """A step as ``[event, actor, text, seats, piles, history, result]``, smaller than
-    ``Step.to_dict`` (the page reads this form only)."""
-    return [s.event, s.actor, s.text, [_seat(v) for v in s.seats], [_pile(p) for p in s.piles],
-            list(s.history), s.result]
+def _steps(steps: Iterable[Step]) -> list[list[Any]]:
+    """Each step as ``[event, actor, text, seats, piles, history, result]``, smaller than
+    ``Step.to_dict`` (the page reads this form only). A seat or the piles as in the step
+    before are written ``0``, and the history as ``[n, *new]``: the step before's first
+    ``n`` lines, then these (a round's history grows a line a step); the page fills them
+    in from the step before."""
+    out: list[list[Any]] = []
+    before: list[Any] = [[], None, None]
+    made: dict[int, tuple[SeatView, list[Any]]] = {}  # id(view): a game's steps share views
+    for s in steps:
+        seats = [_seat_once(v, made) for v in s.seats]
+        piles, history = [_pile(p) for p in s.piles], list(s.history)
+        out.append([s.event, s.actor, s.text,
+                    [0 if k < len(before[0]) and (v is before[0][k] or v == before[0][k]) else v
+                     for k, v in enumerate(seats)],
+                    0 if piles == before[1] else piles,
+                    _history(history, before[2] or []), s.result])
+        before = [seats, piles, history]
+    return out
+
+
+def _history(history: list[str], before: list[str]) -> list[Any]:
+    kept = len(before) if history[:len(before)] == before else 0
+    return [kept, *history[kept:]]
+
+
+def _seat_once(v: SeatView, made: dict[int, tuple[SeatView, list[Any]]]) -> list[Any]:
+    """``_seat(v)``, made once for a view that several steps share."""
+    if id(v) not in made:
+        made[id(v)] = (v, _seat(v))  # v kept: its id stays its own
+    return made[id(v)][1]
 
 
 def _seat(v: SeatView) -> list[Any]:

@@ -186,9 +186,20 @@
     for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     const data = JSON.parse(await new Response(stream).text());
+    fillIn(data.steps);
     cache.set(game, data);
     if (cache.size > 4) cache.delete(cache.keys().next().value);
     return data;
+  }
+  // A seat or the piles written 0 are as in the step before; the history [n, ...new] is
+  // the step before's first n lines, then the new ones.
+  function fillIn(steps) {
+    steps.forEach((s, k) => {
+      const before = k ? steps[k - 1] : [0, 0, "", [], [], []];
+      s[3] = s[3].map((seat, n) => (seat === 0 ? before[3][n] : seat));
+      if (s[4] === 0) s[4] = before[4];
+      s[5] = before[5].slice(0, s[5][0]).concat(s[5].slice(1));
+    });
   }
   async function openGame(game, step) {
     stop();
@@ -236,8 +247,9 @@
     if (!d) return;
     const [, actor, text, seats, piles, history, result] = d.steps[state.step];
     byId("slider").value = state.step;
-    // Steps count from 0, as in `referee show` and the URL's step=.
-    byId("stepno").textContent = "step " + state.step + " of 0\u2013" + lastStep();
+    // Steps are numbered from 1, as `referee show` numbers them; the URL's step= is the
+    // index, from 0.
+    byId("stepno").textContent = "step " + (state.step + 1) + " of " + (lastStep() + 1);
     const time = d.times[state.step];
     const said = el("span", "said");
     said.append(...named(text));
@@ -351,7 +363,7 @@
     state.data.faults.forEach((f) => {
       const li = el("li");
       li.dataset.step = String(f.step);
-      const go = el("button", "", "step " + f.step); go.type = "button";
+      const go = el("button", "", "step " + (f.step + 1)); go.type = "button";
       go.addEventListener("click", () => { stop(); show(f.step); });
       li.append(go, el("b", "", f.label), document.createTextNode(" by " + f.bot + " (seat " + f.seat + ")" +
                 (f.detail ? ": " + f.detail : "") + (f.log ? " \u00b7 log " + f.log : "")));
