@@ -549,7 +549,7 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         merge_settings([run_settings(config.to_dict())]), [b.name for b in config.bots],
         (config.baseline, 0.0) if config.baseline else None,
         varying_settings(config.to_dict()), runner.rules.metric),
-        lambda s: say(s, to=console), config.out if resume else None)
+        lambda s: say(s, to=console), config.out if resume else None, config.concurrency)
     runner.progress = board.on_game
     caught: list[int] = []
 
