@@ -106,4 +106,9 @@ svg .bound circle { fill: #fff; stroke: #c07a00; stroke-width: 2; }
 svg .unrated text.value { fill: #888; }
 svg .elo-line { fill: none; stroke-width: 2; }
 svg .band { opacity: 0.15; stroke: none; }
+.history:has(.key:hover, .bot-history:hover) .bot-history { opacity: 0.12; }
+.history .bot-history:hover { opacity: 1; }
+.history svg .elo-line { pointer-events: stroke; stroke-width: 2.5; }
+.history p.legend { display: flex; flex-wrap: wrap; gap: 0.2em 1.2em; max-width: 60em; }
+.history p.legend .key { margin: 0; cursor: default; }
 """

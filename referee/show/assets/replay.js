@@ -94,7 +94,29 @@
                     () => { stop(); show(state.step + 1); }),
              button("last", "\u25b6|", "last step (End)", () => { stop(); show(lastStep()); }),
              slider, section("stepno"), speed, view);
+    const jumps = section("jumps");
+    jumps.append(el("span", "label", "next:"),
+                 button("nextdeal", "deal", "next deal: a new hand or round (d)", () => jump("deal")),
+                 button("nextresult", "result", "next result: a showdown, the end of a hand or round (r)",
+                        () => jump("result")),
+                 button("nextfault", "fault", "next fault (f)", () => jump("fault")));
+    c.append(jumps);
     return c;
+  }
+  // Where the jumps go, from what every game's steps say: a deal is a step no seat acted in
+  // that decides nothing; a result is a step with one; a fault is a step a fault is in.
+  const JUMPS = {
+    deal: (s) => s[1] === null && s[6] === null,
+    result: (s) => s[6] !== null,
+    fault: (s, k) => state.data.faults.some((f) => f.step === k),
+  };
+  function jump(kind) {
+    stop();
+    if (!state.data) return;
+    const steps = state.data.steps;
+    for (let k = state.step + 1; k < steps.length; k++) {
+      if (JUMPS[kind](steps[k], k)) { show(k); return; }
+    }
   }
   function lower() {
     const box = section("lower");
@@ -106,7 +128,8 @@
   function listNode(id, tag) { const n = el(tag); n.id = id; return n; }
   function legend() {
     return el("p", "legend",
-      "Keys: \u2190 \u2192 step, Home / End, space play / pause. A striped card is face down " +
+      "Keys: \u2190 \u2192 step, Home / End, space play / pause, d / r / f the next deal, " +
+      "result or fault. A striped card is face down " +
       "for the seat whose view is shown. A dashed card is one not every seat knows (its " +
       "tooltip says who does); a dotted outline marks a card its own seat has not seen.");
   }
@@ -396,6 +419,7 @@
     const acts = {
       ArrowRight: () => show(state.step + 1), ArrowLeft: () => show(state.step - 1),
       Home: () => show(0), End: () => show(lastStep()), " ": toggle,
+      d: () => jump("deal"), r: () => jump("result"), f: () => jump("fault"),
     };
     const act = acts[e.key];
     if (!act) return;
