@@ -16,6 +16,9 @@ import base64
 import gzip
 import html
 import json
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterable
 from importlib.resources import files
 from pathlib import Path
@@ -27,9 +30,13 @@ from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.rundir import CONFIG_FILE, replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
-# A run's end writes the replays of at most this many games: they take ~3 ms each to
-# build and write, which a large run's end should not wait for unasked.
-RUN_END_GAMES = 2_000
+# A run's end writes the replays of at most this many games (a larger page is slow to
+# open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
+# after the command has returned (a golf or 100-hand Turkish game takes ~25-60 ms).
+RUN_END_GAMES = 10_000
+INLINE_S = 1.0
+PROBE_GAMES = 5  # the games whose replays are timed to tell which
+LOG_FILE = "replay.log"
 
 
 def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
@@ -55,10 +62,13 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
 
 def replay_after_run(run_dir: Path, warn: Callable[[str], None],
                      note: Callable[[str], None]) -> Path | None:
-    """``replay.html`` of every game in ``run_dir``, at the end of a run; a failure (a full
-    disk) is one line to ``warn`` and None: the journal is whole and the run's result
-    stands, and ``referee show RUN_DIR --html`` writes the page again. A run of more than
-    ``RUN_END_GAMES`` games gets a line to ``note`` saying so instead."""
+    """``replay.html`` of every game in ``run_dir``, at the end of a run, once the
+    standings are out. When building it would take more than ``INLINE_S`` (timed on the
+    first ``PROBE_GAMES`` games), a process of its own writes it (``referee show RUN_DIR
+    --html``, its output in ``replay.log``) and the run ends at once; a line to ``note``
+    says so, and None. A failure (a full disk) is one line to ``warn`` and None: the
+    journal is whole and the run's result stands. A run of more than ``RUN_END_GAMES``
+    games gets a line to ``note`` saying which command writes its page instead."""
     try:
         games = [s.game for s in summaries(run_dir)]
         if not games:  # stopped before its first game ended: nothing to replay
@@ -67,11 +77,32 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
             note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
             return None
+        started = time.process_time()
+        for replay in replays(run_dir, set(games[:PROBE_GAMES])):
+            game_blob(replay)
+        per_game = (time.process_time() - started) / min(len(games), PROBE_GAMES)
+        if per_game * len(games) > INLINE_S:
+            pid = _write_in_background(run_dir)
+            note(f"replays: {len(games):,} games take about {per_game * len(games):.0f} s to "
+                 f"write; process {pid} writes {run_dir / REPLAY_FILE} now (its output in "
+                 f"{run_dir / LOG_FILE})")
+            return None
         return write_replay(run_dir, games, run_dir / REPLAY_FILE)
-    except (ShowError, StorageError) as exc:
+    except (ShowError, StorageError, OSError) as exc:
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
         return None
+
+
+def _write_in_background(run_dir: Path) -> int:
+    """Start ``referee show RUN_DIR --html`` in a session of its own, not waited for (the
+    run's command has nothing more to do); its pid."""
+    with open(run_dir / LOG_FILE, "w", encoding="utf-8") as log:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from referee.cli import main; main()", "show",
+             str(run_dir), "--html"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True, close_fds=True)
+    return child.pid
 
 
 def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
