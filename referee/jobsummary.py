@@ -18,7 +18,8 @@ from typing import Any
 from leaderboards import inert
 from leaderboards.cells import caption, columns, md_table, table_cells, text_index
 from leaderboards.report import Report
-from referee.rundir import write_text
+from referee.journal import StorageError
+from referee.rundir import replacing
 from referee.summary import bot_faults
 
 SUMMARY_FILE = "summary.md"
@@ -74,8 +75,14 @@ def run_summary(report: Report | None, records: Sequence[Mapping[str, Any]],
 
 
 def write_summary(run_dir: Path, text: str) -> Path:
+    """Write ``summary.md`` whole, readable by all as the leaderboard's pages are (a CI
+    step that posts it may run as another user); StorageError if it cannot be."""
     path = Path(run_dir) / SUMMARY_FILE
-    write_text(path, text)
+    try:
+        with replacing(path, 0o644) as f:
+            f.write(text)
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
     return path
 
 
