@@ -4,7 +4,7 @@ command (what a CI job with a cached run directory needs).
 DIR holds "this very run" when its recorded configuration (``config.json``) equals the
 one the command line gives, except for what a new command line cannot know: without
 ``--seed``, the seed (and so the deals) is the recorded run's; without
-``--secret-file``, its deal secret. Anything else that differs (a bot file changed, other
+``--secret-file``, its deal secret; its ``--event`` name stays. Anything else that differs (a bot file changed, other
 games, another clock, another SPRT test) is refused: going on would mix two runs.
 """
 
@@ -30,7 +30,7 @@ def same_run(new: RunConfig, seed_given: bool, secret_given: bool,
     """The recorded configuration of ``new.out`` if it is the run ``new`` describes (and,
     for an SPRT, ``test`` equals ``recorded_test``); ConfigError naming what differs."""
     stored = load_config(new.out)  # a bot file changed since: a ConfigError already
-    ignore = {"out"} | (set() if seed_given else {"seed", "deals"})
+    ignore = {"out", "event"} | (set() if seed_given else {"seed", "deals"})
     a, b = _plain(new.to_dict()), _plain(stored.to_dict())
     differ = [k for k in sorted(a.keys() | b.keys()) if k not in ignore and a.get(k) != b.get(k)]
     if secret_given and new.secret != stored.secret:
