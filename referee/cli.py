@@ -90,7 +90,7 @@ from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
 from referee.runner import BotStartError, Runner
 from referee.samerun import holds_run, same_run
 from referee.sandbox import SandboxError, hosting_paths, resolve
-from referee.show.html import REPLAY_FILE, replay_after_run
+from referee.show.html import REPLAY_FILE, RUN_END_GAMES, replay_after_run, replay_pending
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt, test_params
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
@@ -605,8 +605,10 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     if bracket is not None:
         write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
         report = rank_by_bracket(report, bracket)
-    # The standings first: they are what the user waits for; the replay page comes last.
-    write_reports(report, config.out, records, bracket)
+    # The standings first: they are what the user waits for; the replay page comes last
+    # (linked from the start: it is written now, or by a process of its own just after).
+    linked = len(records) <= RUN_END_GAMES
+    write_reports(report, config.out, records, bracket, replays=linked)
     console.print(rich_table(report, console.width))
     if b is not None:
         text = render_bracket(b)
@@ -621,8 +623,9 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     replay = replay_after_run(config.out, lambda line: say(line, "error: "),
                               lambda line: say(line, to=console))
     if replay is not None:
-        write_reports(report, config.out, records, bracket, replays=True)  # now it links
         say(f"replays {replay}", to=console)
+    elif linked and not (config.out / REPLAY_FILE).is_file() and not replay_pending(config.out):
+        write_reports(report, config.out, records, bracket)  # no page to link to after all
     return EXIT_OK
 
 

@@ -3,9 +3,10 @@ command (what a CI job with a cached run directory needs).
 
 DIR holds "this very run" when its recorded configuration (``config.json``) equals the
 one the command line gives, except for what a new command line cannot know: without
-``--seed``, the seed (and so the deals) is the recorded run's; without
-``--secret-file``, its deal secret; its ``--event`` name stays. Anything else that differs (a bot file changed, other
-games, another clock, another SPRT test) is refused: going on would mix two runs.
+``--seed``, the seed (and so the deals) is the recorded run's; without ``--secret-file``,
+its deal secret; its ``--event`` name stays. Anything else that differs (a bot file
+changed, other games, another clock, another SPRT test) is refused: going on would mix
+two runs.
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 # after the command has returned (a golf or 100-hand Turkish game takes ~25-60 ms).
 RUN_END_GAMES = 10_000
 INLINE_S = 1.0
-PROBE_GAMES = 5  # the games whose replays are timed to tell which
+PROBE_GAMES = 1  # the games whose replays are timed to tell which
 LOG_FILE = "replay.log"
 
 
@@ -92,6 +92,12 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
         return None
+
+
+def replay_pending(run_dir: Path) -> bool:
+    """Whether a process of its own is writing ``run_dir``'s replay (its log was just
+    started, and no page is there yet)."""
+    return (run_dir / LOG_FILE).is_file() and not (run_dir / REPLAY_FILE).is_file()
 
 
 def _write_in_background(run_dir: Path) -> int:
