@@ -48,9 +48,10 @@ def show(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def blocks(out: str) -> dict[int, str]:
-    """The printed steps by number: each from its ``[k]`` line to the next one."""
+    """The printed steps by index (``[k]`` numbers them from 1): each from its line to the
+    next one."""
     marks = list(STEP.finditer(out))
-    return {int(m.group(1)): out[m.start():(marks[i + 1].start() if i + 1 < len(marks)
+    return {int(m.group(1)) - 1: out[m.start():(marks[i + 1].start() if i + 1 < len(marks)
                                             else len(out))]
             for i, m in enumerate(marks)}
 
