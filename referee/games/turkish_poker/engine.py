@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from evaluator.turkish import card_text, category_name, deck_for, low_rank_for, may_open, rank_key
@@ -269,6 +270,24 @@ class TurkishPoker:
         if self._may_raise(seat):
             lo, hi = self._bounds(seat)
             out.append({"kind": "raise", "min": lo, "max": hi})
+        return out
+
+    def legal_actions(self) -> list[Action]:
+        """Every action the seat to act may take now: each amount of an open's or a
+        raise's range, each set of at most ``MAX_DRAW`` of its cards to discard."""
+        seat = self.current_seat
+        if seat is None:
+            return []
+        out: list[Action] = []
+        for entry in self.legal(seat):
+            kind = entry["kind"]
+            if kind in ("open", "raise"):
+                out += [Action(kind, a) for a in range(entry["min"], entry["max"] + 1)]
+            elif kind == "draw":
+                out += [Action(kind, cards=c) for n in range(entry["max"] + 1)
+                        for c in combinations(self.cards[seat], n)]
+            else:
+                out.append(Action(kind))
         return out
 
     def _may_raise(self, seat: int) -> bool:
