@@ -846,7 +846,7 @@ def verify(
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
     whole = "" if unfinished else " and are all the schedule has"
-    say(f"ok: {report.games} games ({report.units} hands or rounds, {report.faults} faults) in "
+    say(f"ok: {report.games} games ({report.units} {report.unit}, {report.faults} faults) in "
         f"{run_dir} agree with their transcripts{whole}", to=console)
 
 

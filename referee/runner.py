@@ -238,7 +238,8 @@ class Runner(Tournament):
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
         self.cgroups = RunCgroups.create()
         ids = self.config.limits.ids_for(0, sandboxed=True)
-        self.kernels = sandbox_kernels(Sandbox(self.config.sandbox), ids and ids[0])
+        self.kernels = sandbox_kernels(Sandbox(self.config.sandbox), ids and ids[0],
+                                       self.rules.kernels)
         self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:

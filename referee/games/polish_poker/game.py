@@ -47,7 +47,7 @@ class PolishPokerGame(api.Game):
     """Polish Poker with one ruleset (``official`` or ``polacco``); places only."""
 
     name = NAME
-    kernels = ("evaluator.kernels",)
+    kernels = ("evaluator.warm:declarations",)
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)

@@ -26,7 +26,7 @@ class TurkishPokerGame(api.Game):
     # Chips won per hand, in antes (the ante is 1 chip), as the ACPC reports mbb/hand.
     metric = Metric("chips won", "antes", "hand")
     units = "hands"
-    kernels = ("evaluator.turkish_kernels",)
+    kernels = ("evaluator.warm:turkish",)
 
     def __init__(self, params: dict[str, Any]):
         super().__init__(resolve_params(GAME_PARAMS, params))
