@@ -68,6 +68,23 @@ class Metric:
         return sum(scores) * self.scale / sum(units)
 
 
+def places_with_forfeits(stayed: Mapping[int, int], left: Sequence[tuple[int, int]],
+                         players: int) -> tuple[int, ...]:
+    """Every seat's place (RULES.md, "Edge cases, decided"): ``stayed`` places the seats
+    that did not forfeit among themselves (1 = best); ``left`` is (seat, the decisions
+    made before it left) per forfeit. A seat that forfeited places below every seat that
+    did not; of those that forfeited, the later leaver higher; those that left at the same
+    decision share a place.
+
+    >>> places_with_forfeits({0: 2, 3: 1}, [(1, 5), (4, 5), (2, 9)], 5)
+    (2, 4, 3, 1, 4)
+    """
+    places = dict(stayed)
+    for seat, when in left:
+        places[seat] = len(stayed) + 1 + sum(1 for _, then in left if then > when)
+    return tuple(places[s] for s in range(players))
+
+
 @dataclass(frozen=True)
 class Param:
     """One game parameter: its name, default, type and allowed values."""
@@ -204,13 +221,16 @@ class Game:
     What the game declares of its own: ``metric`` (None: places only), ``max_table``
     (the largest table of ``--format tables``; default its most seats), ``kernels``
     (modules whose compiled kernels the sandbox warms for bots: ``referee.kernelcache``),
-    ``units`` (what ``Outcome.units`` counts, plural: "hands", "rounds")."""
+    ``units`` (what ``Outcome.units`` counts, plural: "hands", "rounds"), and
+    ``contract_params``: small parameter sets (text, as on the command line) that
+    tests/test_game_contract.py plays the game with, one golden transcript each."""
 
     name: str
     seats: range
     metric: Metric | None = None
     kernels: tuple[str, ...] = ()
     units: str = "rounds"
+    contract_params: tuple[dict[str, str], ...] = ({},)
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
@@ -324,5 +344,5 @@ def replay_transcript(game: Game, engine: Engine,
 
 __all__ = ["Card", "CheckTurn", "Engine", "FAULT_EVENT", "FORFEIT_EVENT", "Game",
            "IllegalAction", "Metric", "Outcome", "Param", "Pile", "SeatView", "Step",
-           "StepTable", "TableSteps", "group_steps", "next_active", "replay_transcript",
-           "resolve_params"]
+           "StepTable", "TableSteps", "group_steps", "next_active", "places_with_forfeits",
+           "replay_transcript", "resolve_params"]

@@ -59,11 +59,7 @@ class PolishEngine:
                 for seat, hand in enumerate(result["hands"]) if hand]
 
     def outcome(self) -> Outcome:
-        order = self.game.finishing_order
-        places = [0] * self.players
-        for place, seat in enumerate(order, 1):
-            places[seat] = place
-        return Outcome(tuple(places), None, self.game.round)
+        return Outcome(self.game.places, None, self.game.round)
 
 
 def round_results(events: Sequence[Any], start: int) -> list[dict[str, Any]]:

@@ -48,6 +48,7 @@ class PolishPokerGame(api.Game):
 
     name = NAME
     kernels = ("evaluator.warm:declarations",)
+    contract_params = ({"ruleset": "official"}, {"ruleset": "polacco"})
 
     def __init__(self, params: dict[str, Any]) -> None:
         super().__init__(params)

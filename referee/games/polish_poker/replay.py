@@ -67,6 +67,9 @@ def difference(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str | None
     """Why the engine's event (``to_dict``) differs from the transcript's where an older
     journal or another seed explains it; None otherwise."""
     keys = [k for k in theirs if theirs[k] != ours.get(k)]
+    if theirs.get("type") == ours.get("type") == "game_over":
+        return ("the finishing order differs; journals written before forfeited seats "
+                "were placed below every other seat differ here (JOURNAL.md)")
     if theirs.get("type") != "dealt" or ours.get("type") != "dealt":
         return None
     if "hands" in keys:

@@ -41,6 +41,7 @@ class SixCardGolfGame(api.Game):
     name = NAME
     seats = PLAYERS
     metric = Metric("points", "", "round", higher_is_better=False)
+    contract_params = ({"target": "40", "turn_cap": "12"},)
 
     def new_game(self, players: int, seed: int) -> SixCardGolf:
         return SixCardGolf(players, seed, **self.params)

@@ -17,7 +17,7 @@ from itertools import combinations
 from typing import Any
 
 from evaluator.turkish import card_text, category_name, deck_for, low_rank_for, may_open, rank_key
-from referee.games.api import IllegalAction, Outcome
+from referee.games.api import IllegalAction, Outcome, places_with_forfeits
 from referee.games.turkish_poker import events as ev
 from referee.games.turkish_poker.betting import (
     FIXED_CAP,
@@ -45,17 +45,20 @@ class Action:
     cards: tuple[int, ...] = ()
 
 
-def places_from(scores: tuple[int, ...], out: tuple[bool, ...]) -> tuple[int, ...]:
-    """Place per seat: seats still in before forfeited ones, then higher scores first;
-    equal results share a place.
+def places_from(scores: Sequence[int], left: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """Place per seat: the seats that did not forfeit by score, higher first, equal scores
+    sharing a place; below them the seats that forfeited, as ``places_with_forfeits``
+    says (``left``: (seat, decisions before it left)).
 
-    >>> places_from((5, -5, 5, 0), (False, False, False, False))
+    >>> places_from((5, -5, 5, 0), [])
     (1, 4, 1, 3)
-    >>> places_from((9, -5, 0), (True, False, False))
-    (3, 2, 1)
+    >>> places_from((9, -5, 0, 7), [(0, 3), (3, 3)])
+    (3, 2, 1, 3)
     """
-    rank = [(o, -s) for s, o in zip(scores, out, strict=True)]
-    return tuple(1 + sum(1 for r in rank if r < mine) for mine in rank)
+    gone = {seat for seat, _ in left}
+    stayed = {s: 1 + sum(1 for t, x in enumerate(scores) if t not in gone and x > mine)
+              for s, mine in enumerate(scores) if s not in gone}
+    return places_with_forfeits(stayed, left, len(scores))
 
 
 class TurkishPoker:
@@ -81,6 +84,8 @@ class TurkishPoker:
         self.rake_cap = rake_cap
         self.events: list[Any] = []
         self.out = [False] * players
+        self.decisions = 0  # apply and fault calls: the forfeits at one decision share
+        self.left: list[tuple[int, int]] = []  # (seat, decisions before) per forfeit
         self.net = [0] * players
         self.hand = -1
         self.is_over = False
@@ -322,6 +327,7 @@ class TurkishPoker:
             self._opening(seat, action)
         else:
             self._bet(seat, action)
+        self.decisions += 1
 
     def _illegal(self, seat: int, action: Action) -> IllegalAction:
         kinds = ", ".join(a["kind"] for a in self.legal(seat))
@@ -490,6 +496,7 @@ class TurkishPoker:
         if self.is_over or seat != self.current_seat:
             raise IllegalAction(f"seat {seat} is not to act")
         self._emit(ev.Faulted(seat, label))
+        self.decisions += 1
         self._fold(seat, forced=True)
 
     def forfeit(self, seat: int, label: str) -> None:
@@ -497,6 +504,7 @@ class TurkishPoker:
         if self.is_over or self.out[seat]:
             return
         self.out[seat] = True
+        self.left.append((seat, self.decisions))
         self._emit(ev.Forfeited(seat, label))
         if not self.folded[seat]:
             self._fold(seat, forced=True)
@@ -518,9 +526,10 @@ class TurkishPoker:
         return tuple(not out for out in self.out)
 
     def outcome(self) -> Outcome:
-        """Places by net chips, the net chips, and the hands played (``units``)."""
+        """Places (by net chips; forfeited seats below, by when they left), the net
+        chips, and the hands played (``units``)."""
         scores = tuple(self.net)
-        return Outcome(places_from(scores, tuple(self.out)), tuple(float(x) for x in scores),
+        return Outcome(places_from(scores, self.left), tuple(float(x) for x in scores),
                        self.hand if self.is_over else self.hand + 1)
 
     def view(self, seat: int) -> dict[str, Any]:

@@ -27,6 +27,8 @@ class TurkishPokerGame(api.Game):
     metric = Metric("chips won", "antes", "hand")
     units = "hands"
     kernels = ("evaluator.warm:turkish",)
+    contract_params = ({"hands": "3", "stack": "40"},
+                       {"hands": "2", "limit": "fixed-limit", "rake": "0.05", "rake_cap": "3"})
 
     def __init__(self, params: dict[str, Any]):
         super().__init__(resolve_params(GAME_PARAMS, params))
