@@ -4,7 +4,8 @@ including those added through ``REFEREE_GAMES``), with each parameter set the ga
 
 - random legal play (``legal_actions``) for every seat count, with faults and forfeits
   thrown in, ends with places that rank the seats, forfeited seats placed as RULES.md
-  ("Edge cases, decided") says, and views and notices that are plain data;
+  ("Edge cases, decided") says, at once when one seat is left, and views that are
+  plain data;
 - the transcript replays (through JSON, as journalled) to the same outcome;
 - the replay steps keep their rules (tests/steps_check.py);
 - no view or notice tells a seat a card that the steps show hidden from it (in a game
@@ -77,6 +78,8 @@ def play(game: Game, players: int, seed: int) -> Played:
     def leave(seat: int) -> None:
         engine.forfeit(seat, "crash")
         out.left.append((seat, decisions))
+        if sum(engine.active) == 1:
+            assert engine.is_over, "a game with one seat left ends at once"
 
     def tell(since: int) -> None:
         """Each notice of ``events[since:]`` with the event it tells of (the index after)."""

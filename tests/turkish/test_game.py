@@ -150,3 +150,27 @@ def test_a_malformed_answer_is_a_fault_that_folds() -> None:
     outcome, faults = play_one(game, [lambda view: {"kind": "bet"}, rules_bot.act], 3)
     assert faults == [2, 0]             # one decision a hand: it folds at once
     assert outcome.scores == (-2.0, 2.0)
+
+
+def test_the_views_history_marks_where_each_betting_round_and_the_draw_begin() -> None:
+    """Opened and called, the hand goes through the draw to the final round: the
+    history says where each begins, in order, the opening bet first in its round."""
+    game = load({"hands": "1"})
+    rng = random.Random(5)
+    for seed in range(50):
+        engine = game.new_game(2, seed)
+        seen: list[dict] = []
+        while not engine.is_over:
+            seat = engine.current_seat
+            seen = engine.view(seat)["history"]
+            kinds = {a.kind for a in engine.legal_actions()}
+            pick = "open" if "open" in kinds else "call" if "call" in kinds else "draw" \
+                if "draw" in kinds else "pass"
+            engine.apply(seat, rng.choice([a for a in engine.legal_actions()
+                                           if a.kind == pick]))
+        phases = [h["phase"] for h in seen if h["kind"] == "round"]
+        if phases == ["first-round", "draw", "final-round"]:
+            first = seen.index({"kind": "round", "phase": "first-round"})
+            assert seen[first + 1]["kind"] == "open"
+            return
+    raise AssertionError("no deal of 50 reached the final round")

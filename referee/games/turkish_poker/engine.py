@@ -150,6 +150,7 @@ class TurkishPoker:
 
     def _start_round(self, phase: str, first: int) -> None:
         self.phase = phase
+        self.history.append({"kind": "round", "phase": phase})
         self.bets = [0] * self.players
         self.current_bet = 0
         self.last_raise = FIXED_UNITS[phase == FINAL_ROUND] if self.limit == "fixed-limit" else 1
@@ -195,6 +196,7 @@ class TurkishPoker:
         self._return_uncalled()
         if self.phase == FIRST_ROUND:
             self.phase = DRAW
+            self.history.append({"kind": "round", "phase": DRAW})
             self.pending = self._order(self.dealer + 1)
             self.current_seat = self.pending[0]
             return
