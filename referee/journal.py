@@ -23,7 +23,7 @@ GAMES_FILE = "games.jsonl"
 TRANSCRIPTS_FILE = "transcripts.jsonl"
 SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
 # Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults`` (JOURNAL.md).
-TRANSCRIPT_SCHEMA_VERSION = 3
+TRANSCRIPT_SCHEMA_VERSION = 4
 
 
 class JournalError(ValueError):

@@ -207,8 +207,10 @@ class CheckTurn:
 
 
 # The fault vocabulary of transcripts: a fault charged to the seat to act and a seat
-# leaving the game, each an event ``{"type": ..., "seat": s, "label": ...}``. Polish
-# Poker's transcripts say these their own way (its ``faults``).
+# leaving the game, each an event ``{"type": ..., "seat": s, "label": ...}`` (with the
+# game's own fields besides). Polish Poker's transcripts say these their own way: a
+# fault is a lost round (``round_lost`` with the label as its reason), a forfeit an
+# ``eliminated`` (its ``faults``).
 FAULT_EVENT, FORFEIT_EVENT = "fault", "forfeit"
 
 
@@ -223,7 +225,9 @@ class Game:
     (modules whose compiled kernels the sandbox warms for bots: ``referee.kernelcache``),
     ``units`` (what ``Outcome.units`` counts, plural: "hands", "rounds"), and
     ``contract_params``: small parameter sets (text, as on the command line) that
-    tests/test_game_contract.py plays the game with, one golden transcript each."""
+    tests/test_game_contract.py plays the game with, one golden transcript each;
+    ``renamed_events``: event types that older transcripts wrote under another name
+    (old: new), which ``read_events`` renames."""
 
     name: str
     seats: range
@@ -231,6 +235,7 @@ class Game:
     kernels: tuple[str, ...] = ()
     units: str = "rounds"
     contract_params: tuple[dict[str, str], ...] = ({},)
+    renamed_events: dict[str, str] = {}
 
     def __init__(self, params: dict[str, Any]) -> None:
         self.params = params
@@ -272,7 +277,16 @@ class Game:
         """Re-play a transcript on a fresh engine (``drive`` feeds it the inputs, and
         every event it makes must equal the transcript's); ValueError at the first
         difference (``explain`` says how two events differ)."""
-        return replay_transcript(self, self.new_game(players, seed), events)
+        return replay_transcript(self, self.new_game(players, seed), self.read_events(events))
+
+    def read_events(self, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A transcript's events with the types of older transcripts renamed to today's
+        (``renamed_events``)."""
+        renamed = self.renamed_events
+        if not renamed:
+            return list(events)
+        return [{**e, "type": renamed[e["type"]]} if e.get("type") in renamed else e
+                for e in events]
 
     def explain(self, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
         """How the engine's event differs from the transcript's (a game may add why)."""
@@ -281,7 +295,7 @@ class Game:
 
     def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
         """(seat, label) of every fault and forfeit in a transcript, in order."""
-        return [(e["seat"], e["label"]) for e in events
+        return [(e["seat"], e["label"]) for e in self.read_events(events)
                 if e.get("type") in (FAULT_EVENT, FORFEIT_EVENT)]
 
     def judge(self, engine: Engine, action: Any) -> str | None:

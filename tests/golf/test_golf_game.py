@@ -248,3 +248,22 @@ def test_the_spec_example_is_the_first_check_turn():
     engine = GAME.check_turns()[0].engine
     view = engine.view(engine.current_seat)
     assert {k: view[k] for k in example} == example
+
+
+def test_transcripts_before_schema_4_name_the_fault_events_faulted_and_forfeited():
+    """The old names still replay, count as faults and draw their steps."""
+    g = GAME.new_game(3, 5)
+    g.apply(g.current_seat, Take(STOCK))
+    g.fault(g.current_seat, "timeout")
+    g.forfeit(0, "crash")
+    while not g.is_over:
+        g.apply(g.current_seat, g.legal_actions()[0])
+    now = json.loads(json.dumps([e.to_dict() for e in g.events]))
+    old = [{**e, "type": {"fault": "faulted", "forfeit": "forfeited"}.get(e["type"],
+                                                                         e["type"])}
+           for e in now]
+    assert {"faulted", "forfeited"} <= {e["type"] for e in old}
+    assert GAME.replay(3, 5, old) == GAME.replay(3, 5, now) == g.outcome()
+    assert GAME.faults(old) == GAME.faults(now) == [(g.events[2].seat, "timeout"),
+                                                    (0, "crash")]
+    assert GAME.steps(3, old) == GAME.steps(3, now)

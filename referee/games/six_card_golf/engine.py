@@ -30,7 +30,7 @@ Decisions where RULES.md is silent (documented in the rules text and tested):
   turned up. A held card goes onto the discard pile.
 - A forfeit ends the round the same way (the seat scores ``FAULT_POINTS``); the seat is
   out of the game and finishes below every seat that did not forfeit, the later leaver
-  higher, seats that left at one decision sharing a place (RULES.md; the ``forfeited``
+  higher, seats that left at one decision sharing a place (RULES.md; the ``forfeit``
   event's ``place`` is the number of seats in just before it left). The game goes on
   while two or more seats are in.
 - The game ends after the round in which a seat still in reaches ``target``, after round

@@ -41,6 +41,7 @@ class SixCardGolfGame(api.Game):
     name = NAME
     seats = PLAYERS
     metric = Metric("points", "", "round", higher_is_better=False)
+    renamed_events = {"faulted": "fault", "forfeited": "forfeit"}  # transcripts before 4
     contract_params = ({"target": "40", "turn_cap": "12"},)
 
     def new_game(self, players: int, seed: int) -> SixCardGolf:
@@ -55,12 +56,8 @@ class SixCardGolfGame(api.Game):
     def drive(self, engine: SixCardGolf, event: dict[str, Any]) -> bool:  # type: ignore[override]
         return drive(engine, event)
 
-    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
-        return [(e["seat"], e["label"]) for e in events
-                if e.get("type") in ("faulted", "forfeited")]
-
     def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
-        return golf_steps(players, events)
+        return golf_steps(players, self.read_events(events))
 
     def check_turns(self) -> list[CheckTurn]:
         return check_turns()

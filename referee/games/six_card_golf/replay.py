@@ -1,6 +1,6 @@
 """What a six-card golf transcript records that the engine does not make itself: the
 seats' decisions (``took``, ``placed``, ``discarded``) and the referee's interventions
-(``faulted``, ``forfeited``); ``Game.replay`` drives a fresh engine with them.
+(``fault``, ``forfeit``); ``Game.replay`` drives a fresh engine with them.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ _REDO: dict[str, Callable[[SixCardGolf, Mapping[str, Any]], None]] = {
     "took": lambda g, e: g.apply(e["seat"], Take(e["from"])),
     "placed": lambda g, e: g.apply(e["seat"], Place(position_index(e["at"]))),
     "discarded": lambda g, e: g.apply(e["seat"], Discard()),
-    "faulted": lambda g, e: g.fault(e["seat"], e["label"]),
-    "forfeited": lambda g, e: g.forfeit(e["seat"], e["label"]),
+    "fault": lambda g, e: g.fault(e["seat"], e["label"]),
+    "forfeit": lambda g, e: g.forfeit(e["seat"], e["label"]),
 }
 
 
