@@ -2,9 +2,12 @@
 
 Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
 standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``, and is named
-in the registry (``referee.games``). The referee uses a Game's engine, wire codecs,
-replay, check turns and replay steps; the bot-side SDK its ``decode_view``,
-``parse_local_action``, ``encode_action`` and ``decode_notice`` (docs/adding-a-game.md).
+in the registry (``referee.games``). Its ``Game`` extends the base class here, which
+gives what every game shares (the wire defaults, the replay loop, the fault events,
+``judge`` by the engine); its engine follows ``Engine``. The referee uses a Game's
+engine, wire codecs, replay, check turns and replay steps; the bot-side SDK its
+``decode_view``, ``parse_local_action``, ``encode_action`` and ``decode_notice``
+(docs/adding-a-game.md; tests/test_game_contract.py holds every game to it).
 """
 
 from __future__ import annotations
