@@ -1,8 +1,7 @@
 """No import cycle between our modules (imports for type checking included), and the
-packages import each other one way only: ``evaluator`` and ``leaderboards`` nothing of
-the others. (``protocol.sdk`` still loads the games from ``referee.games`` while
-``referee`` uses ``protocol``'s codec: the bot-side SDK belongs with neither, and moving
-it is left for the layout change.)"""
+packages import each other one way only: ``evaluator``, ``leaderboards`` and
+``protocol`` (the wire format) nothing of the others; the bot SDK, which loads the games,
+is ``referee.sdk``."""
 
 from __future__ import annotations
 
@@ -71,4 +70,5 @@ def test_the_packages_import_each_other_one_way() -> None:
         uses[module.split(".")[0]] |= {d.split(".")[0] for d in deps}
     assert uses["evaluator"] <= {"evaluator"}
     assert uses["leaderboards"] <= {"leaderboards"}
+    assert uses["protocol"] <= {"protocol"}
     assert uses["referee"] <= {"referee", "protocol", "leaderboards", "evaluator"}

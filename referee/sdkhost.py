@@ -1,4 +1,4 @@
-"""Host a one-file Python bot: ``python -m protocol.host path/to/bot.py``.
+"""Host a one-file Python bot: ``python -m referee.sdkhost path/to/bot.py``.
 
 Loads the file as a module, takes its ``act`` and optional hooks (``on_game_start``,
 ``on_notice``, ``on_game_end``), and serves the referee through the SDK.
@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from protocol import sdk
+from referee import sdk
 
 EXIT_BAD_BOT = 2
 
@@ -62,7 +62,7 @@ def seed_kernel_cache() -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python -m protocol.host BOT.py", file=sys.stderr)
+        print("usage: python -m referee.sdkhost BOT.py", file=sys.stderr)
         return EXIT_BAD_BOT
     seed_kernel_cache()
     try:

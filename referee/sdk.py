@@ -5,7 +5,7 @@ A Python bot is one file with an ``act(view)`` function::
     def act(view):
         return "call" if view.can_call else "pair 9"
 
-``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
+``referee run --bots mybot.py`` hosts such a file through ``referee.sdkhost``, which
 calls ``run`` below. The SDK loads the game each ``game_start`` names from the registry
 (``referee.games``): ``act`` gets the view as that game decodes it, and may return what
 the game's local action parser reads (Polish Poker: ``"call"``, a declaration as text,
