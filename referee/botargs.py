@@ -4,7 +4,7 @@ Keys:
 
 - ``option.NAME=VALUE``: an option of the bot (like fastchess's and cutechess's), sent
   to it in its ``welcome`` (SPEC.md section 3) and, for a Python bot, in
-  ``on_game_start(info)`` as ``info.options`` and in ``protocol.sdk.options()``;
+  ``on_game_start(info)`` as ``info.options`` and in ``referee.sdk.options()``;
   values are strings;
 - ``arg=VALUE``: appended to the bot's command line (repeatable, in order);
 - ``author=NAME``: the entrant's author; bots of one author never share a table unless

@@ -294,10 +294,11 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     if format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
     allowed = game.seats
-    if format == "tables":  # the format sizes the tables; this is the largest allowed
-        players = min(TABLES_MAX, allowed[-1]) if players is None else players
-        if players > TABLES_MAX:
-            raise ConfigError(f"--format tables seats at most {TABLES_MAX} per table")
+    if format == "tables":  # the format sizes the tables; --players is the largest
+        players = game.max_table if players is None else players
+        if players > game.max_table:
+            raise ConfigError(f"--format tables: {game.name} seats at most "
+                              f"{game.max_table} per table, not {players}")
     elif format == "gauntlet":
         candidates = candidates or 1
         if not 1 <= candidates < len(specs):
@@ -584,7 +585,6 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {key: config[key] for key in SETTINGS_KEYS if key in config and key not in varying}
 
 
-TABLES_MAX = 6  # official rules 8.4: tables of at most 6
 SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed",
                  "event")
 
@@ -1022,7 +1022,7 @@ def verify(
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
     whole = "" if unfinished else " and are all the schedule has"
-    say(f"ok: {report.games} games ({report.units} hands or rounds, {report.faults} faults) in "
+    say(f"ok: {report.games} games ({report.units} {report.unit}, {report.faults} faults) in "
         f"{run_dir} agree with their transcripts{whole}", to=console)
 
 

@@ -42,8 +42,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from protocol.host import load_bot
-from protocol.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
 from referee.config import RunConfig
 from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
@@ -52,6 +50,8 @@ from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
 from referee.rundir import open_append
 from referee.schedule import ScheduledGame
+from referee.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
+from referee.sdkhost import load_bot
 from referee.seatrandom import SeatRandom
 from referee.tournament import ProgressFn, Tournament
 

@@ -31,7 +31,7 @@ from referee.rundir import (  # noqa: F401 - GAMES_FILE ... StorageError: the jo
 
 SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
 # Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults`` (JOURNAL.md).
-TRANSCRIPT_SCHEMA_VERSION = 3
+TRANSCRIPT_SCHEMA_VERSION = 4
 
 
 class JournalError(RunFileError):

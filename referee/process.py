@@ -1,7 +1,7 @@
 """Bot processes: what a bot is (a file), how it is launched, and how it is ended.
 
 A ``.py`` file is hosted through the SDK with the referee's own interpreter
-(``python -m protocol.host FILE``), unless it is executable and starts with a ``#!``
+(``python -m referee.sdkhost FILE``), unless it is executable and starts with a ``#!``
 line; that, and any other executable file, is started as it is.
 Each process is the leader of its own session and process group, so ending the group
 ends whatever it spawned. Where the machine allows, each also has a cgroup of its own
@@ -195,7 +195,7 @@ class BotSpec:
     @property
     def command(self) -> list[str]:
         if self.path.suffix == ".py" and not _runs_itself(self.path):
-            return [sys.executable, "-m", "protocol.host", str(self.path), *self.args]
+            return [sys.executable, "-m", "referee.sdkhost", str(self.path), *self.args]
         return [str(self.path), *self.args]
 
     def to_dict(self) -> dict[str, Any]:

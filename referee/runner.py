@@ -314,7 +314,8 @@ class Runner(Tournament):
 
     def open(self) -> None:
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
-        self.confinement = Confinement.open(self.config.sandbox, self.config.limits)
+        self.confinement = Confinement.open(self.config.sandbox, self.config.limits,
+                                            self.rules.kernels)
         self.cgroups = self.confinement.cgroups
         if self.config.strict_start:
             self.start_bots()

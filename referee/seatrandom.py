@@ -1,7 +1,7 @@
 """Each in-process seat's own random generators, as a bot process has them.
 
 A bot process seeds Python's ``random`` (and numpy's global generator, if it is loaded)
-from its bot seed at every game start (``protocol.sdk.seed_everything``) and then has
+from its bot seed at every game start (``referee.sdk.seed_everything``) and then has
 them to itself. In-process bots share one interpreter: ``SeatRandom`` gives each seat the
 state its process would have, swapped in around each call to the seat's code, so a run
 in-process plays the same games as with bot processes, for the same seed and secret.
@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from protocol.sdk import seed_everything
+from referee.sdk import seed_everything
 
 T = TypeVar("T")
 

@@ -81,7 +81,7 @@ def make_format(config: Mapping[str, Any]) -> Format:
     if kind == "tables":
         game = load_game(*game_of(config))
         return Tables(n, [b["name"] for b in config["bots"]], game.seats, games, seed,
-                      duplicate)
+                      duplicate, max_table=config.get("players") or game.max_table)
     if kind == "sprt":
         return FixedSchedule(islice(swapped_pairs(seed), games - games % 2))
     raise ConfigError(f"unknown format {kind!r}: use round-robin, gauntlet or tables")

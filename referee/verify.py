@@ -64,11 +64,13 @@ class VerifyError(ValueError):
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """What was re-checked: games, the units they held (hands, rounds), faults charged."""
+    """What was re-checked: games, the units they held (``unit``: the game's word for
+    them, "hands", "rounds"), faults charged."""
 
     games: int
     units: int
     faults: int
+    unit: str = "rounds"
 
 
 def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
@@ -162,6 +164,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     try:
         config = read_config(run_dir)
         schedule = scheduled_games(config, records)
+        unit = load_game(*game_of(config)).units
     except RunFileError:
         raise
     except (ValueError, KeyError, TypeError) as exc:
@@ -198,7 +201,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
         faults += len(rec["faults"])
     if complete:
         _check_complete(config, schedule, seen, run_dir)
-    return VerifyReport(games=len(records), units=units, faults=faults)
+    return VerifyReport(games=len(records), units=units, faults=faults, unit=unit)
 
 
 def _check_complete(config: dict[str, Any], schedule: dict[int, ScheduledGame],

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from evaluator import ladder, legal_raises, parse_declaration, raise_error
 from referee.deals import Deals
 from referee.games import load_game
+from referee.games.polish_poker.adapter import round_results
 from referee.games.polish_poker.engine import (
     Called,
     Dealt,
@@ -29,7 +30,6 @@ from referee.games.polish_poker.engine import (
     Revealed,
     RoundLost,
 )
-from referee.games.polish_poker.game import round_results
 from referee.games.polish_poker.replay import ReplayMismatch, replay
 from referee.match import Match
 from referee.schedule import ScheduledGame
@@ -364,9 +364,11 @@ def referee(*args: str) -> subprocess.CompletedProcess[str]:
 def test_referee_check_accepts_a_raise_over_a_five_below_aces() -> None:
     res = referee("check", MIN_RAISER)
     assert res.returncode == 0, res.stdout + res.stderr
-    # The fourth official turn: five T answered; a higher five (or a call) is legal.
+    # The fourth official turn: five T answered; a higher five (or a call) is legal. The
+    # line shows what the bot sent.
+    five_j = parse_declaration("five J", "official").id
     assert "PASS polish-poker, scripted turn 4 of 4: played " \
-           "Raise(declaration=Declaration('five J', 'official'))" in res.stdout
+           f'{{"kind": "raise", "declaration": {five_j}}}' in res.stdout
 
 
 def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,

@@ -1,12 +1,12 @@
 """Test bot: says on stderr what options it was given, in ``on_game_start(info)`` and in
-``act`` (``protocol.sdk.options()``), and what its command line was; plays as the caller
+``act`` (``referee.sdk.options()``), and what its command line was; plays as the caller
 does, or raises at once when its option ``open`` is ``weakest``."""
 
 import json
 import sys
 
 from evaluator import declarations
-from protocol import sdk
+from referee import sdk
 
 _told = False
 

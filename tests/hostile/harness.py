@@ -86,7 +86,7 @@ def check_transcripts(out: Path) -> None:
     transcripts = read_transcripts(out)
     for rec in read_games(out):
         t = transcripts[rec["game"]]
-        assert t["schema_version"] == 3 and t["seats"] == rec["seats"]
+        assert t["schema_version"] == 4 and t["seats"] == rec["seats"]
         assert t["faults"] == rec["faults"]
         decisions = t["decisions"]
         for seat, timing in enumerate(rec["timing"]):

@@ -36,7 +36,7 @@ from referee.games.api import (
 
 # Events caused by the move before them, in its step.
 _FOLLOWING = frozenset({"went_out", "reshuffled", "round_ended"})
-_KINDS = _FOLLOWING | {"dealt", "took", "placed", "discarded", "faulted", "forfeited",
+_KINDS = _FOLLOWING | {"dealt", "took", "placed", "discarded", "fault", "forfeit",
                        "game_over"}
 _WHY = {"out": "{out} went out", "cap": "the turn cap was reached",
         "fault": "{charged} faulted", "forfeit": "{charged} forfeited"}
@@ -115,15 +115,15 @@ class _Table(TableSteps):
         self.texts.append(f"the discard pile is shuffled into a new stock of {e['stock']} "
                           "cards")
 
-    def _faulted(self, e: dict[str, Any]) -> None:
+    def _fault(self, e: dict[str, Any]) -> None:
         self.actor = self.charged = e["seat"]
         self.texts.append(f"<{e['seat']}> faults: {e['label']}")
 
-    def _forfeited(self, e: dict[str, Any]) -> None:
+    def _forfeit(self, e: dict[str, Any]) -> None:
         seat = self.actor = self.charged = e["seat"]
         self.active[seat], self.places[seat] = False, e["place"]
         self.texts.append(f"<{seat}> forfeits: {e['label']}")
-        self.results.append(f"<{seat}> is out of the game, place {e['place']}")
+        self.results.append(f"<{seat}> is out of the game")
 
     def _round_ended(self, e: dict[str, Any]) -> None:
         if self.drawn is not None:  # the card held goes onto the discard pile

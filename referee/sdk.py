@@ -5,7 +5,7 @@ A Python bot is one file with an ``act(view)`` function::
     def act(view):
         return "call" if view.can_call else "pair 9"
 
-``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
+``referee run --bots mybot.py`` hosts such a file through ``referee.sdkhost``, which
 calls ``run`` below. The SDK loads the game each ``game_start`` names from the registry
 (``referee.games``): ``act`` gets the view as that game decodes it, and may return what
 the game's local action parser reads (Polish Poker: ``"call"``, a declaration as text,
@@ -22,7 +22,7 @@ way, on the bot's next decision of that game (one in ``on_game_end`` is only log
 
 Options given on the referee's command line (``bots/mine.py,option.threshold=0.7``) come
 in the ``welcome`` message: ``info.options`` in ``on_game_start(info)`` holds them (a dict
-of strings), and ``protocol.sdk.options()`` returns the same dict anywhere, ``act``
+of strings), and ``referee.sdk.options()`` returns the same dict anywhere, ``act``
 included.
 
 The SDK waits for its ``welcome`` as long as the referee gives a bot to start

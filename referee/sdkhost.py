@@ -1,4 +1,4 @@
-"""Host a one-file Python bot: ``python -m protocol.host path/to/bot.py``.
+"""Host a one-file Python bot: ``python -m referee.sdkhost path/to/bot.py``.
 
 Loads the file as a module (its ``sys.argv``: the file, then any arguments after it),
 takes its ``act`` and optional hooks (``on_game_start``, ``on_notice``,
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from protocol import sdk
+from referee import sdk
 
 EXIT_BAD_BOT = 2
 
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
     """``BOT.py [ARG...]``: the bot sees ``[BOT.py, ARG...]`` as its ``sys.argv`` (the
     ``arg=VALUE`` of its bot argument, ``referee.botargs``)."""
     if not argv:
-        print("usage: python -m protocol.host BOT.py [ARG...]", file=sys.stderr)
+        print("usage: python -m referee.sdkhost BOT.py [ARG...]", file=sys.stderr)
         return EXIT_BAD_BOT
     sys.argv = list(argv)
     seed_kernel_cache()
