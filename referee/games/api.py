@@ -265,7 +265,11 @@ class Engine(Protocol):
     whether it is still in the game (not forfeited, nor out by the rules); ``fault`` is
     called only for the seat to act, ``forfeit`` only for a seat still in. ``notices``
     says what each seat is told of ``events[since:]``: (seat, wire payload) pairs, which
-    the harness hands to each seat in order with its next message."""
+    the harness hands to each seat in order with its next message.
+
+    Optional: ``local_view(seat, time_left_ms)``, the view as ``Game.decode_view`` makes
+    it of ``view(seat)``, built without the wire map; in-process runs use it when the
+    engine has one."""
 
     players: int
     current_seat: int | None

@@ -65,8 +65,14 @@ class PolishEngine:
     def view(self, seat: int) -> dict[str, Any]:
         return self.game.view(seat).to_wire()
 
+    def local_view(self, seat: int, time_left_ms: int | None) -> View:
+        """``decode_view(view(seat), time_left_ms)``, built from the state directly."""
+        return self.game.view(seat, time_left_ms)
+
     def apply(self, seat: int, action: Raise | Call) -> None:
-        self.game.apply(action, seat)
+        # The engine takes a Declaration or "call" as they are; a Raise or Call it would
+        # parse again.
+        self.game.apply("call" if type(action) is Call else action.declaration, seat)
 
     def fault(self, seat: int, label: str) -> None:
         self.game.fault(seat, label)
