@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,13 +21,11 @@ from referee.journal import (
     GAMES_FILE,
     TRANSCRIPTS_FILE,
     JournalError,
+    decode_transcript,
     game_of,
     read_lines,
+    transcript_offsets,
 )
-
-# The start of a line as ``journal.transcript_line`` writes it: its game number, read
-# without parsing the whole line.
-_GAME_PREFIX = re.compile(rb'\{"schema_version":\d+,"game":(\d+),')
 
 
 class ShowError(Exception):
@@ -128,23 +125,6 @@ def pick(summaries: Sequence[GameSummary], game: int | None = None, bot: str | N
     return found
 
 
-def _transcript_offsets(path: Path, games: Collection[int]) -> dict[int, int]:
-    """Where the last transcript of each of ``games`` starts in ``path``."""
-    offsets: dict[int, int] = {}
-    offset = 0
-    with open(path, "rb") as f:
-        for line in f:
-            m = _GAME_PREFIX.match(line)
-            try:
-                game = int(m.group(1)) if m else json.loads(line).get("game")
-            except ValueError:
-                game = None  # a torn last line or a bad one: reported if it is read
-            if game in games:
-                offsets[game] = offset
-            offset += len(line)
-    return offsets
-
-
 def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     """The replays of ``games``, by game number, one transcript read at a time."""
     run_dir = Path(run_dir)
@@ -159,7 +139,7 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     path = run_dir / TRANSCRIPTS_FILE
     if not path.is_file():
         raise ShowError(f"{run_dir} has no {TRANSCRIPTS_FILE}")
-    offsets = _transcript_offsets(path, wanted)
+    offsets = transcript_offsets(path, wanted)
     with open(path, "rb") as f:
         for game in sorted(wanted):
             if game not in offsets:
@@ -170,6 +150,7 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
                 transcript = json.loads(line)
                 if not isinstance(transcript, dict):
                     raise ValueError("not an object")
+                transcript = decode_transcript(transcript)
             except ValueError as exc:
                 raise ShowError(f"{path}: the transcript of game {game} is not a record "
                                 f"({exc})") from None

@@ -72,7 +72,9 @@ class PolishEngine:
     def apply(self, seat: int, action: Raise | Call) -> None:
         # The engine takes a Declaration or "call" as they are; a Raise or Call it would
         # parse again.
-        self.game.apply("call" if type(action) is Call else action.declaration, seat)
+        kind = type(action)
+        self.game.apply("call" if kind is Call else action.declaration if kind is Raise
+                        else action, seat)
 
     def fault(self, seat: int, label: str) -> None:
         self.game.fault(seat, label)
