@@ -45,7 +45,7 @@ tree, measure, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, tree)
 os.chdir(tree)
 from bots import caller
-out = Path(tempfile.mkdtemp(prefix="referee-compare-"))
+out = Path(tempfile.mkdtemp(prefix="run-", dir=os.environ["COMPARE_TMP"]))
 
 if measure == "in-process":
     from referee.inprocess import play_local
@@ -166,7 +166,7 @@ def main() -> None:
         bot = Path(tmp) / "raw_bot"
         bot.write_text(f"#!{sys.executable}\n{RAW_BOT}")
         bot.chmod(0o755)
-        env = {**os.environ, "COMPARE_RAW_BOT": str(bot)}
+        env = {**os.environ, "COMPARE_RAW_BOT": str(bot), "COMPARE_TMP": tmp}
         env.pop("PYTHONPATH", None)
         found: dict[str, dict[str, list[float]]] = {"work": {}, "ref": {}}
         load = os.getloadavg()[0]
