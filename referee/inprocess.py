@@ -25,9 +25,10 @@ What differs from bot processes:
   the game. Only ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it
   forfeits the game, and the same function plays the next one.
 - Each seat has Python's ``random`` (and numpy's global generator) to itself, seeded at
-  each game start with the bot's seed as the SDK seeds a bot process
-  (``referee.seatrandom``): a run plays the same games in-process as with bot processes,
-  for the same seed and secret.
+  each game start with the bot's seed as the SDK seeds a bot process: the module
+  functions draw from the generators of the seat being called (``referee.seatrandom``),
+  so a run plays the same games in-process as with bot processes, for the same seed and
+  secret.
 - The view is decoded by the game as the SDK decodes it, given the seat's budget for the
   decision (move time plus bank) as its time left (Polish Poker: ``view.time_left_ms``).
 """
@@ -84,6 +85,7 @@ class LocalBot:
 def load_local_bots(specs: Sequence[BotSpec]) -> list[LocalBot]:
     """Import each bot file as its own module; BotFileError for a file that is not an
     SDK bot (``act(view)``), e.g. an executable that speaks the protocol itself."""
+    install()  # before any bot binds a generator function (``referee.seatrandom``)
     bots = []
     for i, spec in enumerate(specs):
         if spec.path.suffix != ".py":
@@ -139,6 +141,7 @@ class LocalRunner(Tournament):
         told = 0  # events whose notices the hooks have had
         tell = any(b.on_notice for b in bots)
         clock = time.perf_counter
+        local_view = getattr(engine, "local_view", None)  # api.Engine: optional
         while not engine.is_over:
             if tell:
                 told = self._tell(match, bots, told, failed)
@@ -150,7 +153,8 @@ class LocalRunner(Tournament):
                 match.malformed(seat, failed[seat], 0.0)
                 failed[seat] = None
                 continue
-            view = rules.decode_view(engine.view(seat), int(budget))
+            view = (local_view(seat, int(budget)) if local_view is not None
+                    else rules.decode_view(engine.view(seat), int(budget)))
             start = clock()
             try:
                 value = rng.call(seat, bots[seat].act, view)

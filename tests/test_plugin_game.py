@@ -18,6 +18,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import REFEREE, assert_nothing_left, no_traceback  # noqa: E402
 
+from referee.journal import decode_transcript  # noqa: E402
+
 GAME_SOURCE = '''
 """Higher card: two players each hold one card of 52; in turn each may stay or switch it
 for the next card of the deck; the higher rank wins, equal ranks share the first place."""
@@ -232,7 +234,8 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert all(r["params"] == {} and r["faults"] == [] and r["schema_version"] == 2
                for r in recs)
     assert any(r["places"] == [1, 1] for r in recs)  # equal ranks share the first place
-    transcript = json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0])
+    transcript = decode_transcript(
+        json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0]))
     assert transcript["game_type"] == "higher-card" and transcript["events"][0]["type"] == "dealt"
     assert "switcher" in res.stdout and "stayer" in res.stdout  # the leaderboard
 
@@ -242,7 +245,7 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert rated.returncode == 0 and (tmp_path / "full/leaderboard.json").is_file()
 
     # ``referee show`` draws the game from its steps: names, both cards, who won.
-    t = json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0])
+    t = transcript
     shown = referee(plugged, tmp_path, "show", str(tmp_path / "full"), str(t["game"]))
     assert shown.returncode == 0, shown.stderr
     codes = ["23456789TJQKA"[c // 4] + "cdhs"[c % 4] for c in t["events"][-1]["cards"]]

@@ -5,7 +5,6 @@ where it says so, the real ``Match`` fault policy and the replay of its transcri
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
@@ -31,6 +30,7 @@ from referee.games.polish_poker.engine import (
     RoundLost,
 )
 from referee.games.polish_poker.replay import ReplayMismatch, replay
+from referee.journal import read_transcripts
 from referee.match import Match
 from referee.schedule import ScheduledGame
 
@@ -379,8 +379,7 @@ def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,
     assert res.returncode == 0, res.stdout + res.stderr
     res = referee("verify", str(out))
     assert res.returncode == 0, res.stdout + res.stderr
-    lines = (out / "transcripts.jsonl").read_text().splitlines()
-    return [json.loads(line)["events"] for line in lines]
+    return [t["events"] for t in read_transcripts(out).values()]
 
 
 def test_a_real_run_raises_through_every_five_and_calls_only_five_aces(tmp_path: Path):

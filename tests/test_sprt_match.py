@@ -123,9 +123,8 @@ def test_self_play_is_a_coin_not_a_mirror(tmp_path: Path) -> None:
         "L", " L ").split() if run)
     assert longest < 10, results
     transcripts = {}
-    for line in (tmp_path / "run" / "transcripts.jsonl").read_text().splitlines():
-        t = json.loads(line)
-        transcripts[t["game"]] = [e for e in t["events"] if e["type"] == "declared"]
+    for game, t in read_transcripts(tmp_path / "run").items():
+        transcripts[game] = [e for e in t["events"] if e["type"] == "declared"]
     mirrored = sum(transcripts[2 * p] == transcripts[2 * p + 1] for p in range(len(results)))
     assert mirrored < len(results) / 2, (mirrored, len(results))
 

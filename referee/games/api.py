@@ -181,7 +181,11 @@ class Engine(Protocol):
     the harness hands to each seat in order with its next message. ``legal_actions``:
     every action the seat to act may take now (as ``Game.parse_action`` makes them; a
     range of amounts as each amount), empty once the game is over; ``apply`` accepts
-    exactly these and raises IllegalAction for anything else."""
+    exactly these and raises IllegalAction for anything else.
+
+    Optional: ``local_view(seat, time_left_ms)``, the view as ``Game.decode_view`` makes
+    it of ``view(seat)``, built without the wire map; in-process runs use it when the
+    engine has one."""
 
     players: int
     current_seat: int | None

@@ -6,7 +6,6 @@ transcript, faults, the keyboard and the URL fragment; a bot's name is text, nev
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -19,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from referee.games.api import Card, Step
+from referee.journal import read_transcripts
 from referee.show.select import GameReplay, replays
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,8 +64,7 @@ def play(out: Path, *args: str) -> Run:
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"replays {out / 'replay.html'}" in done.stdout
-    with (out / "transcripts.jsonl").open() as f:
-        transcripts = {t["game"]: t for t in map(json.loads, f)}
+    transcripts = read_transcripts(out)
     return Run(out, out / "replay.html", {r.game: r for r in replays(out, transcripts)},
                transcripts)
 

@@ -10,7 +10,7 @@ from typing import Any
 from referee.games.api import Outcome
 from referee.games.polish_poker.engine import PolishPoker
 from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost
-from referee.games.polish_poker.wire import Call, Raise, RoundResult
+from referee.games.polish_poker.wire import Call, Raise, RoundResult, View
 
 
 class PolishEngine:
@@ -39,12 +39,20 @@ class PolishEngine:
     def view(self, seat: int) -> dict[str, Any]:
         return self.game.view(seat).to_wire()
 
+    def local_view(self, seat: int, time_left_ms: int | None) -> View:
+        """``decode_view(view(seat), time_left_ms)``, built from the state directly."""
+        return self.game.view(seat, time_left_ms)
+
     def legal_actions(self) -> list[Raise | Call]:
         raises: list[Raise | Call] = [Raise(d) for d in self.game.legal_declarations()]
         return raises + [Call()] if self.game.can_call else raises
 
     def apply(self, seat: int, action: Raise | Call) -> None:
-        self.game.apply(action, seat)
+        # The engine takes a Declaration or "call" as they are; a Raise or Call it would
+        # parse again.
+        kind = type(action)
+        self.game.apply("call" if kind is Call else action.declaration if kind is Raise
+                        else action, seat)
 
     def fault(self, seat: int, label: str) -> None:
         self.game.fault(seat, label)
