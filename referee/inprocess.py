@@ -53,7 +53,7 @@ from referee.rundir import open_append
 from referee.schedule import ScheduledGame
 from referee.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
 from referee.sdkhost import load_bot
-from referee.seatrandom import SeatRandom
+from referee.seatrandom import SeatRandom, install
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
