@@ -2,6 +2,7 @@
 
     python benchmarks/bench_field.py            # 16, 64 and 256 entrants, --concurrency 4, 8
     python benchmarks/bench_field.py --quick    # 16 and 64 entrants, --concurrency 4
+    python benchmarks/bench_field.py --entrants 256 --concurrency 4 8   # some rows
 
 Each row runs ``referee run`` in a fresh subprocess, sandboxed (``--sandbox auto``), with
 N entrants: copies of the bundled ``bots/caller.py`` and ``bots/random_bot.py`` in turn,
@@ -152,9 +153,13 @@ def ctrl_c(tmp: Path, n: int, concurrency: int) -> tuple[float, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="16 and 64 entrants, fewer games")
+    parser.add_argument("--entrants", type=int, nargs="+", help="field sizes to run "
+                        "(default: 16 64 256; --quick: 16 64)")
+    parser.add_argument("--concurrency", type=int, nargs="+", help="levels to run "
+                        "(default: 4 8; --quick: 4)")
     args = parser.parse_args()
-    sizes = (16, 64) if args.quick else (16, 64, 256)
-    levels = (4,) if args.quick else (4, 8)
+    sizes = args.entrants or ((16, 64) if args.quick else (16, 64, 256))
+    levels = args.concurrency or ((4,) if args.quick else (4, 8))
     print(f"load average before: {os.getloadavg()}; cpus {os.cpu_count()}")
     header = (f"{'entrants':>8} {'conc':>4} {'games':>5} {'exit':>4} {'first s':>7} "
               f"{'peak procs':>10} {'bound':>5} {'peak RSS MB':>11} {'games/s':>7} "

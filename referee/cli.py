@@ -98,6 +98,7 @@ from referee.process import (
     resolve_bots,
 )
 from referee.progress import LiveBoard, SprtProgress, print_standings, run_report
+from referee.rounds import design_for
 from referee.rundir import (
     CONFIG_FILE,
     RunFileError,
@@ -342,6 +343,7 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
         workers=min(workers, games),  # each worker has one of the games at once, or more
         strict_start=field.strict_start, allow_same_author=field.allow_same_author,
         event=event,
+        design=design_for(len(specs) - (candidates if format == "gauntlet" else 0)),
     )
     try:
         if field.per_bot or field.per_encounter:

@@ -31,7 +31,7 @@ def same_run(new: RunConfig, seed_given: bool, secret_given: bool,
     """The recorded configuration of ``new.out`` if it is the run ``new`` describes (and,
     for an SPRT, ``test`` equals ``recorded_test``); ConfigError naming what differs."""
     stored = load_config(new.out)  # a bot file changed since: a ConfigError already
-    ignore = {"out", "event"} | (set() if seed_given else {"seed", "deals"})
+    ignore = {"out", "event", "design"} | (set() if seed_given else {"seed", "deals"})
     a, b = _plain(new.to_dict()), _plain(stored.to_dict())
     differ = [k for k in sorted(a.keys() | b.keys()) if k not in ignore and a.get(k) != b.get(k)]
     if secret_given and new.secret != stored.secret:

@@ -37,6 +37,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from referee.rounds import round_tables
+
 Record = Mapping[str, Any]
 Block = tuple[int, ...]
 
@@ -357,6 +359,19 @@ def cycles(points: Sequence[int], k: int, all_subsets: bool, seed: int,
         number += 1
 
 
+def designed(points: Sequence[int], k: int, all_subsets: bool, seed: int, tag: str,
+             design: str, apart: Sequence[int] | None) -> Iterator[Block]:
+    """Tables of ``k`` among ``points`` by the run's recorded ``design``: ``cycle``, the
+    balanced design's cycles (:func:`cycles`; every run recorded before ``design``
+    existed), or ``rounds``, made a round at a time as the games need them
+    (``referee.rounds``: a large field, ``design_for``)."""
+    if design == "cycle":
+        return cycles(points, k, all_subsets, seed, tag)
+    if design == "rounds":
+        return round_tables(points, k, seed, tag, apart)
+    raise ValueError(f"unknown table design {design!r}: cycle or rounds")
+
+
 def keep_apart(tables: Iterator[Block], apart: Sequence[int] | None,
                points: Sequence[int], k: int) -> Iterator[Block]:
     """The tables of ``tables`` that seat no two bots of one class (``apart[bot]``: bots of
@@ -415,14 +430,16 @@ class RoundRobin:
     name = "round-robin"
 
     def __init__(self, n_bots: int, players: int, games: int, seed: int,
-                 duplicate: bool = True, apart: Sequence[int] | None = None) -> None:
-        """``apart``: bots of one class never share a table (``keep_apart``)."""
+                 duplicate: bool = True, apart: Sequence[int] | None = None,
+                 design: str = "cycle") -> None:
+        """``apart``: bots of one class never share a table (``keep_apart``); ``design``:
+        see :func:`designed`."""
         _check_table(n_bots, players, games)
         self.n_bots, self.players, self.seed, self.duplicate = n_bots, players, seed, duplicate
         per_table = len(table_seatings(range(players)))
         all_subsets = math.comb(n_bots, players) * per_table <= games
-        tables = keep_apart(cycles(range(n_bots), players, all_subsets, seed, "round-robin"),
-                            apart, range(n_bots), players)
+        tables = keep_apart(designed(range(n_bots), players, all_subsets, seed, "round-robin",
+                                     design, apart), apart, range(n_bots), players)
         unit = per_table if duplicate else 1
         groups = (group for bots in tables
                   for group in group_units(table_seatings(bots), duplicate))
@@ -455,9 +472,11 @@ class Gauntlet:
     name = "gauntlet"
 
     def __init__(self, candidates: int, n_bots: int, players: int, games: int, seed: int,
-                 duplicate: bool = True, apart: Sequence[int] | None = None) -> None:
+                 duplicate: bool = True, apart: Sequence[int] | None = None,
+                 design: str = "cycle") -> None:
         """``apart``: field bots of one class never share a table (``keep_apart``; a
-        candidate of a field bot's class is refused earlier, ``referee.entrants``)."""
+        candidate of a field bot's class is refused earlier, ``referee.entrants``);
+        ``design``: see :func:`designed`."""
         _check_table(n_bots, players, games)
         if not 1 <= candidates < n_bots - players + 2:
             raise ValueError(f"{candidates} candidates among {n_bots} bots leave too small "
@@ -467,8 +486,8 @@ class Gauntlet:
         field = range(candidates, n_bots)
         per_table = len(table_seatings(range(players)))
         all_subsets = math.comb(len(field), players - 1) * per_table * candidates <= games
-        tables = keep_apart(cycles(field, players - 1, all_subsets, seed, "gauntlet"), apart,
-                            field, players - 1)
+        tables = keep_apart(designed(field, players - 1, all_subsets, seed, "gauntlet", design,
+                                     apart), apart, field, players - 1)
         unit = (per_table if duplicate else 1) * candidates
         groups = islice(self._groups(tables), -(-games // unit) * candidates)
         self._games = games_from_groups(((group, None) for group in groups), seed,

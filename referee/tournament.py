@@ -73,11 +73,12 @@ def make_format(config: Mapping[str, Any]) -> Format:
     duplicate = config.get("duplicate", False)
     apart = author_classes(config["bots"], kind, config.get("candidates", 0),
                            config.get("allow_same_author", False))
+    design = config.get("design", "cycle")  # a run recorded before designs: its cycles
     if kind == "round-robin":
-        return RoundRobin(n, config["players"], games, seed, duplicate, apart)
+        return RoundRobin(n, config["players"], games, seed, duplicate, apart, design)
     if kind == "gauntlet":
         return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate,
-                        apart)
+                        apart, design)
     if kind == "tables":
         game = load_game(*game_of(config))
         return Tables(n, [b["name"] for b in config["bots"]], game.seats, games, seed,
