@@ -49,6 +49,7 @@ from referee.journal import read_games
 from referee.logs import game_marker
 from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
+from referee.rounds import design_for
 from referee.rundir import open_append
 from referee.schedule import ScheduledGame
 from referee.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
@@ -267,7 +268,7 @@ def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,
         games=games, seed=seed,
         move_ms=move_ms, bank_ms=bank_ms, concurrency=1, max_faults=max_faults,
         start_timeout_ms=0, out=Path(out), format=format, duplicate=duplicate,
-        in_process=True)
+        in_process=True, design=design_for(len(locals_)))
     LocalRunner(config, locals_, progress).run()
     return read_games(config.out)
 
