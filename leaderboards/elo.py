@@ -351,6 +351,8 @@ def _pairs(players: list[tuple[int, ...]], places: list[tuple[int, ...]]
                       np.where(behind, bots[:, j], bots[:, i]).ravel(),
                       np.where(behind, bots[:, i], bots[:, j]).ravel(),
                       np.where(rank[:, i] == rank[:, j], 0.5, 1.0).ravel()))
+    if len(parts) == 1:  # one table size: already game by game
+        return parts[0]
     gid, first, second, result = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     order = np.argsort(gid, kind="stable")  # game by game, as the games were given
     return gid[order], first[order], second[order], result[order]
