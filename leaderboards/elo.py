@@ -67,6 +67,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
@@ -202,7 +203,8 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
         cov = shift @ cov @ shift.T
         anchored = (names[a], float(anchor[1]))
 
-    counts = np.bincount(np.concatenate(players), minlength=n)
+    counts = np.bincount(np.fromiter(itertools.chain.from_iterable(players), dtype=int),
+                         minlength=n)
     comp_of = np.empty(n, dtype=int)
     for k, comp in enumerate(st.comps):
         comp_of[comp] = k
@@ -294,11 +296,14 @@ def bootstrap_elo(games: Sequence[GameResult], n: int = 200, seed: int = 0,
 
 
 def _index_games(games: Sequence[GameResult]
-                 ) -> tuple[list[str], list[np.ndarray], list[np.ndarray]]:
-    """Bot names in order of first appearance, and per game the array of its bots'
-    indices and the array of their places."""
+                 ) -> tuple[list[str], list[tuple[int, ...]], list[tuple[int, ...]]]:
+    """Bot names in order of first appearance, and per game the tuple of its bots'
+    indices and the tuple of their places (equal tuples shared: a run of a hundred
+    thousand games has few distinct ones)."""
     index: dict[str, int] = {}
-    players, places = [], []
+    players: list[tuple[int, ...]] = []
+    places: list[tuple[int, ...]] = []
+    held: dict[tuple[int, ...], tuple[int, ...]] = {}
     for g, game in enumerate(games):
         if isinstance(game, Mapping):
             labels, ranks = [str(bot) for bot in game], list(game.values())
@@ -312,8 +317,9 @@ def _index_games(games: Sequence[GameResult]
             raise RatingError(f"game {g} has {len(labels)} player(s); need at least 2")
         if len(set(labels)) < len(labels):
             raise RatingError(f"game {g} lists a bot twice: {labels}")
-        players.append(np.array([index.setdefault(b, len(index)) for b in labels]))
-        places.append(np.array(ranks))
+        bots = tuple([index.setdefault(b, len(index)) for b in labels])
+        players.append(held.setdefault(bots, bots))
+        places.append(held.setdefault(tuple(ranks), tuple(ranks)))
     if not players:
         raise RatingError("no games to rate")
     return list(index), players, places
@@ -329,7 +335,7 @@ def _cluster_index(clusters: Sequence[Hashable] | None, games: int) -> np.ndarra
     return np.array([index.setdefault(c, len(index)) for c in clusters], dtype=int)
 
 
-def _pairs(players: list[np.ndarray], places: list[np.ndarray]
+def _pairs(players: list[tuple[int, ...]], places: list[tuple[int, ...]]
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every pair of bots in every game as (game index, first, second, first's result)
     arrays: the result is 1 when ``first`` finished ahead, 1/2 on a shared place."""
@@ -339,12 +345,14 @@ def _pairs(players: list[np.ndarray], places: list[np.ndarray]
     parts = []
     for n, games in by_size.items():  # the games of one table size at once, as arrays
         i, j = np.triu_indices(n, 1)
-        bots, rank = np.stack([players[g] for g in games]), np.stack([places[g] for g in games])
+        bots, rank = np.array([players[g] for g in games]), np.array([places[g] for g in games])
         behind = rank[:, i] > rank[:, j]  # put the bot ahead first
         parts.append((np.repeat(np.asarray(games), len(i)),
                       np.where(behind, bots[:, j], bots[:, i]).ravel(),
                       np.where(behind, bots[:, i], bots[:, j]).ravel(),
                       np.where(rank[:, i] == rank[:, j], 0.5, 1.0).ravel()))
+    if len(parts) == 1:  # one table size: already game by game
+        return parts[0]
     gid, first, second, result = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     order = np.argsort(gid, kind="stable")  # game by game, as the games were given
     return gid[order], first[order], second[order], result[order]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboards.elo import Bound, RatingError, fit_elo
-from leaderboards.report import cluster_keys, complete_groups
+from leaderboards.report import Placings, cluster_keys, complete_groups
 
 CHECKPOINTS = 20
 
@@ -56,8 +56,8 @@ def elo_history(records: Sequence[Mapping[str, Any]], names: Sequence[str],
     points: dict[str, list[HistoryPoint | None]] = {name: [] for name in names}
     for k in marks:
         recs = complete_groups(records[:k])
-        placings = [dict(zip(r["seats"], r["places"], strict=True)) for r in recs]
-        if not placings or (anchor and not any(anchor[0] in p for p in placings)):
+        placings = Placings(recs)
+        if not recs or (anchor and not any(anchor[0] in r["seats"] for r in recs)):
             continue
         try:
             fit = fit_elo(placings, anchor, cluster_keys(recs))

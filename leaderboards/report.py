@@ -67,6 +67,7 @@ RECORD_SETTINGS = {"game": "game_type", "rules": "rules", "params": "params",
 RUN_SETTINGS = ("game", "rules", "params", "players", "move_ms", "bank_ms", "max_faults")
 # Fields that differ between two plays of the same game: left out of the canonical form.
 VOLATILE_FIELDS = ("timing", "started_at", "duration_s")
+_SORT_PREFIX = 48  # characters of a record's canonical JSON sorted on first
 _REQUIRED_FIELDS = ("schema_version", "game_type", "players", "seats", "places", "faults")
 
 
@@ -147,16 +148,20 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
     listed = tuple(bots)
     for i, rec in enumerate(records):
         _check_record(i, rec)
-    complete = complete_groups(records)
-    keyed = sorted(((_canonical(_result(rec)), rec) for rec in complete), key=lambda kr: kr[0])
-    if not keyed:
+    recs = _canonical_order(complete_groups(records))
+    if not recs:
         raise ReportError("no finished games to report on" if not records else
                           "no complete duplicate group to report on yet")
-    for (a, rec), (b, _) in zip(keyed, keyed[1:], strict=False):
-        if a == b:
+    digest = hashlib.sha256(b"[")
+    before = None
+    for i, rec in enumerate(recs):
+        text = _canonical(_result(rec))
+        if text == before:
             raise ReportError(f"the same record (game {brief(rec.get('game'))}) appears twice: "
                               "was a run given twice?")
-    recs = [rec for _, rec in keyed]
+        digest.update(f"{',' if i else ''}{text}".encode())
+        before = text
+    digest.update(b"]")
 
     from_records = {key: _distinct([rec.get(field) for rec in recs])
                     for key, field in RECORD_SETTINGS.items()
@@ -171,7 +176,7 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
             raise ReportError(f"settings say {key} {brief(repr(settings[key]))} but the records "
                               f"have {brief(repr(value))}")
 
-    placings = [dict(zip(rec["seats"], rec["places"], strict=True)) for rec in recs]
+    placings = Placings(recs)
     clusters = cluster_keys(recs)
     try:
         fit = fit_elo(placings, anchor, clusters)
@@ -187,8 +192,7 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
              for name in dict.fromkeys(listed) if name not in fit.ratings]
     names = tuple(r.bot for r in rows)
     return Report({**settings, **from_records, "anchor": fit.anchor}, tuple(rows), fit,
-                  _head_to_head(placings, names),
-                  hashlib.sha256(f"[{','.join(k for k, _ in keyed)}]".encode()).hexdigest(),
+                  _head_to_head(placings, names), digest.hexdigest(),
                   len(recs), len(records) - len(recs), metric)
 
 
@@ -246,7 +250,43 @@ def merge_settings(per_run: Sequence[Mapping[str, Any]],
     return {**merged, "runs": len(per_run)}
 
 
+class Placings(Sequence[dict[str, int]]):
+    """Each record's ``{bot: place}``, made when asked for: a hundred thousand of them at
+    once would weigh more than the records."""
+
+    def __init__(self, records: Sequence[Mapping[str, Any]]):
+        self._records = records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        rec = self._records[i]
+        return dict(zip(rec["seats"], rec["places"], strict=True))
+
+
 # --------------------------------------------------------------------------- internals
+
+
+def _canonical_order(records: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records sorted by their canonical JSON (``_result``), without holding every
+    record's text at once: by the first ``_SORT_PREFIX`` characters (the game number
+    comes early, so these mostly differ), then records whose prefixes are equal by
+    their whole text."""
+    prefix = [_canonical(_result(rec))[:_SORT_PREFIX].encode() for rec in records]
+    order = sorted(range(len(records)), key=prefix.__getitem__)
+    out: list[Mapping[str, Any]] = []
+    start = 0
+    while start < len(order):
+        end = start + 1
+        while end < len(order) and prefix[order[end]] == prefix[order[start]]:
+            end += 1
+        tied = [records[i] for i in order[start:end]]
+        out += tied if end - start == 1 else sorted(tied, key=lambda r: _canonical(_result(r)))
+        start = end
+    return out
 
 
 def _check_record(index: int, rec: Mapping[str, Any]) -> None:
@@ -319,7 +359,7 @@ def _rated_row(rank: int, fit: EloFit, s: Standing,
                      r.los_next, s.faults, r.bound, r.note, s.shared_wins, measured)
 
 
-def _head_to_head(placings: list[dict[str, int]], names: tuple[str, ...]) -> HeadToHead:
+def _head_to_head(placings: Iterable[dict[str, int]], names: tuple[str, ...]) -> HeadToHead:
     index = {name: i for i, name in enumerate(names)}
     together = [[0] * len(names) for _ in names]
     ahead = [[0] * len(names) for _ in names]

@@ -9,12 +9,13 @@ one that was killed leaves them, and the next run's referee removes them.
 cgroup v1 (a ``memory`` and a ``pids`` hierarchy, both writable):
 ``memory.limit_in_bytes`` (and ``memory.memsw.limit_in_bytes`` where swap is accounted)
 and ``pids.max``. Where the ``cpu`` hierarchy is writable too, CPU is shared by bot, not
-by process: the run's bots together weigh as much as any one process group (the
-referee's own, under the kernel's autogroups), and each bot's processes share one
-group in that (``<run>/<bot>/<label>``). So a bot that keeps cores busy (spinning
-children in every process of its pool) takes its own share only, neither the
+by process: each bot weighs as much as any one process group (the referee's own,
+under the kernel's autogroups), its processes sharing one group (``<run>/<bot>/<label>``;
+the run's weight is that of its bots together). So a bot that keeps cores busy
+(spinning children in every process of its pool) takes its own share only, neither the
 referee's nor the other bots': without it, each of its process trees weighs as much as
-the whole referee.
+the whole referee. The bots together are not weighed as one: on a busy machine that
+would starve them (each bot getting a fraction of one process's share).
 cgroup v2: only where the referee's cgroup already delegates the
 ``memory`` and ``pids`` controllers to its children (``cgroup.subtree_control``); then
 ``memory.max``, ``memory.swap.max`` and ``pids.max``.
@@ -34,7 +35,8 @@ from pathlib import Path
 
 DEFAULT_TASKS = 1024  # tasks (processes and threads) of one bot's tree when --limit-procs 0
 CPU_PERIOD_US = 100_000  # of a bot's CPU quota (--limit-cores): the kernel's default
-RUN_CPU_SHARES = 1024  # the kernel's default weight of a cgroup, and of one autogroup
+BOT_CPU_SHARES = 1024  # the kernel's default weight of a cgroup, and of one autogroup
+MAX_CPU_SHARES = 262_144  # the kernel's largest cpu.shares
 
 
 class CgroupError(OSError):
@@ -57,7 +59,7 @@ class Support:
     def describe(self) -> str:
         if not self.version:
             return "per process only (no writable memory cgroup here)"
-        cpu = ", the bots' CPU weighed as one process" if self.cpu else ""
+        cpu = ", each bot's CPU weighed as one process" if self.cpu else ""
         return f"whole process tree (cgroup {self.version}){cpu}"
 
 
@@ -270,13 +272,12 @@ class RunCgroups:
         self.freezer = None if freezer is None else freezer / name
         self.dirs = tuple(p / name for p in support.parents)
         self._bots: dict[str, BotCgroup] = {}
+        self._cpu_bots = 0  # bots with a CPU group: the run weighs as much as they
         try:
             for d in self.all_dirs:
                 d.mkdir()
             if support.version == "v2":
                 _write(self.dirs[0] / "cgroup.subtree_control", "+memory +pids")
-            elif support.cpu:
-                _write(self.dirs[2] / "cpu.shares", str(RUN_CPU_SHARES))
         except OSError as exc:
             self._remove_dirs()
             raise CgroupError(f"cannot make cgroup {name}: {exc}") from None
@@ -308,8 +309,11 @@ class RunCgroups:
         if self.support.cpu:  # the bot's CPU group, then the process's in it
             dirs += (self.dirs[2] / bot / label,)
         try:
-            if self.support.cpu:
-                dirs[2].parent.mkdir(exist_ok=True)
+            if self.support.cpu and not dirs[2].parent.exists():
+                dirs[2].parent.mkdir()
+                self._cpu_bots += 1
+                _write(self.dirs[2] / "cpu.shares",
+                       str(min(MAX_CPU_SHARES, BOT_CPU_SHARES * self._cpu_bots)))
                 if cores:
                     _write(dirs[2].parent / "cpu.cfs_period_us", str(CPU_PERIOD_US))
                     _write(dirs[2].parent / "cpu.cfs_quota_us", str(round(cores * CPU_PERIOD_US)))
