@@ -162,34 +162,40 @@ def _steps(steps: Iterable[Step]) -> list[list[Any]]:
     ``n`` lines, then these (a round's history grows a line a step); the page fills them
     in from the step before."""
     out: list[list[Any]] = []
-    before: list[Any] = [[], None, None]
-    made: dict[int, tuple[SeatView, list[Any]]] = {}  # id(view): a game's steps share views
+    seats_before: list[Any] = []
+    piles_before: list[Any] | None = None
+    history_before: tuple[str, ...] = ()
+    # id(view or pile): (it, its form). A game's steps share the views and piles that did
+    # not change (``TableSteps.once``): each is converted once, and compared by identity.
+    made: dict[int, tuple[Any, Any]] = {}
     for s in steps:
-        seats = [_seat_once(v, made) for v in s.seats]
-        piles, history = [_pile(p) for p in s.piles], list(s.history)
+        seats = [_once(v, lambda v: _seat(v, made), made) for v in s.seats]
+        piles = [_once(p, _pile, made) for p in s.piles]
+        history = s.history
+        kept = len(history_before) if history[:len(history_before)] == history_before else 0
         out.append([s.event, s.actor, s.text,
-                    [0 if k < len(before[0]) and (v is before[0][k] or v == before[0][k]) else v
+                    [0 if k < len(seats_before) and v == seats_before[k] else v
                      for k, v in enumerate(seats)],
-                    0 if piles == before[1] else piles,
-                    _history(history, before[2] or []), s.result])
-        before = [seats, piles, history]
+                    0 if piles == piles_before else piles,
+                    [kept, *history[kept:]], s.result])
+        seats_before, piles_before, history_before = seats, piles, history
     return out
 
 
-def _history(history: list[str], before: list[str]) -> list[Any]:
-    kept = len(before) if history[:len(before)] == before else 0
-    return [kept, *history[kept:]]
+def _once(value: Any, convert: Callable[[Any], Any], made: dict[int, tuple[Any, Any]]) -> Any:
+    """``convert(value)``, made once for a value that several steps share."""
+    got = made.get(id(value))
+    if got is None:
+        got = made[id(value)] = (value, convert(value))  # value kept: its id stays its own
+    return got[1]
 
 
-def _seat_once(v: SeatView, made: dict[int, tuple[SeatView, list[Any]]]) -> list[Any]:
-    """``_seat(v)``, made once for a view that several steps share."""
-    if id(v) not in made:
-        made[id(v)] = (v, _seat(v))  # v kept: its id stays its own
-    return made[id(v)][1]
+def _seat(v: SeatView, made: dict[int, tuple[Any, Any]]) -> list[Any]:
+    return [[_once(row, _row, made) for row in v.rows], v.status, v.info]
 
 
-def _seat(v: SeatView) -> list[Any]:
-    return [[[_card(c) for c in row] for row in v.rows], v.status, v.info]
+def _row(row: tuple[Card, ...]) -> list[Any]:
+    return [_card(c) for c in row]
 
 
 def _pile(p: Pile) -> list[Any]:
