@@ -34,7 +34,8 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
 # open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
-# after the command has returned (a golf or 100-hand Turkish game takes ~25-60 ms).
+# after the command has returned (a Polish Poker game takes ~3 ms, a golf game ~10 ms, a
+# 100-hand Turkish game ~50 ms: benchmarks/bench_replay.py).
 RUN_END_GAMES = 10_000
 INLINE_S = 1.0
 PROBE_GAMES = 1  # the games whose replays are timed to tell which
