@@ -34,10 +34,11 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
 # open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
-# after the command has returned (a Polish Poker game takes ~3 ms, a golf game ~10 ms, a
-# 100-hand Turkish game ~50 ms: benchmarks/bench_replay.py).
+# after the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
+# 100-hand Turkish game ~60 ms: benchmarks/bench_replay.py). Half a second: the rest of
+# the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
-INLINE_S = 1.0
+INLINE_S = 0.5
 PROBE_GAMES = 1  # the games whose replays are timed to tell which
 LOG_FILE = "replay.log"
 
