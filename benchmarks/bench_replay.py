@@ -23,9 +23,10 @@ equity_bot, random_bot) and six-card golf (greedy, expected and random bots), ea
 ``referee run --in-process``: the CPU milliseconds per game that building the replay
 takes (``write_replay`` in a child, its ``process_time``), the seconds from the end of the
 run's last game (``started_at + duration_s`` in the journal) to the command's return (the
-standings come first; a replay that would take more than 1 s is written by a process of
-its own after the return), the page's size per game and its open time in Chromium. The
-target: at most 1 s from the last game to the return, for every game.
+standings come first; a replay that takes more than half a second to build is given up
+and written by a process of its own after the return), the page's size per game and its
+open time in Chromium. The targets: at most 5 ms of CPU per game to build, at most 1 s
+from the last game to the return, for every game.
 """
 
 from __future__ import annotations

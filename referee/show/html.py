@@ -33,21 +33,26 @@ from referee.rundir import CONFIG_FILE, replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
-# open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
-# after the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
+# open); it spends at most INLINE_S on them, else a process of its own writes them after
+# the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
 # 100-hand Turkish game ~60 ms: benchmarks/bench_replay.py). Half a second: the rest of
 # the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
-PROBE_GAMES = 1  # the games whose replays are timed to tell which
 LOG_FILE = "replay.log"
 
 
-def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
+class OutOfTime(Exception):
+    """A page not written by its deadline (``write_replay``): nothing was written."""
+
+
+def write_replay(run_dir: Path, games: list[int], out: Path,
+                 deadline: float | None = None) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
     ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
     journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
-    written (no such folder, a directory); StorageError: a full disk and the like."""
+    written (no such folder, a directory); StorageError: a full disk and the like;
+    OutOfTime: ``time.monotonic()`` passed ``deadline`` before the last game."""
     if not games:
         raise ShowError(f"no game of {run_dir} to write into a replay")
     wanted = set(games)
@@ -57,7 +62,7 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
         with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
-            _write_page(f, run_dir, index, replays(run_dir, wanted))
+            _write_page(f, run_dir, index, _until(replays(run_dir, wanted), deadline))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
@@ -67,12 +72,12 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
 def replay_after_run(run_dir: Path, warn: Callable[[str], None],
                      note: Callable[[str], None]) -> Path | None:
     """``replay.html`` of every game in ``run_dir``, at the end of a run, once the
-    standings are out. When building it would take more than ``INLINE_S`` (timed on the
-    first ``PROBE_GAMES`` games), a process of its own writes it (``referee show RUN_DIR
-    --html``, its output in ``replay.log``) and the run ends at once; a line to ``note``
-    says so, and None. A failure (a full disk) is one line to ``warn`` and None: the
-    journal is whole and the run's result stands. A run of more than ``RUN_END_GAMES``
-    games gets a line to ``note`` saying which command writes its page instead."""
+    standings are out. When building it takes more than ``INLINE_S``, it is given up and
+    a process of its own writes it (``referee show RUN_DIR --html``, its output in
+    ``replay.log``) and the run ends at once; a line to ``note`` says so, and None. A
+    failure (a full disk) is one line to ``warn`` and None: the journal is whole and the
+    run's result stands. A run of more than ``RUN_END_GAMES`` games gets a line to
+    ``note`` saying which command writes its page instead."""
     try:
         games = [s.game for s in summaries(run_dir)]
         if not games:  # stopped before its first game ended: nothing to replay
@@ -81,18 +86,15 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
             note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
             return None
-        started = time.process_time()
-        with _no_cycles():
-            for replay in replays(run_dir, set(games[:PROBE_GAMES])):
-                game_blob(replay)
-        per_game = (time.process_time() - started) / min(len(games), PROBE_GAMES)
-        if per_game * len(games) > INLINE_S:
+        try:
+            return write_replay(run_dir, games, run_dir / REPLAY_FILE,
+                                time.monotonic() + INLINE_S)
+        except OutOfTime:
             pid = _write_in_background(run_dir)
-            note(f"replays: {len(games):,} games take about {per_game * len(games):.0f} s to "
-                 f"write; process {pid} writes {run_dir / REPLAY_FILE} now (its output in "
+            note(f"replays: {len(games):,} games take over {INLINE_S} s to write; process "
+                 f"{pid} writes {run_dir / REPLAY_FILE} now (its output in "
                  f"{run_dir / LOG_FILE})")
             return None
-        return write_replay(run_dir, games, run_dir / REPLAY_FILE)
     except (ShowError, StorageError, OSError) as exc:
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
@@ -114,6 +116,14 @@ def _write_in_background(run_dir: Path) -> int:
              str(run_dir), "--html"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             start_new_session=True, close_fds=True)
     return child.pid
+
+
+def _until(games: Iterator[GameReplay], deadline: float | None) -> Iterator[GameReplay]:
+    """``games``, or OutOfTime before the next one once ``deadline`` has passed."""
+    for game in games:
+        if deadline is not None and time.monotonic() >= deadline:
+            raise OutOfTime
+        yield game
 
 
 @contextmanager
