@@ -52,7 +52,8 @@ def write_replay(run_dir: Path, games: list[int], out: Path,
     ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
     journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
     written (no such folder, a directory); StorageError: a full disk and the like;
-    OutOfTime: ``time.monotonic()`` passed ``deadline`` before the last game."""
+    OutOfTime: ``time.process_time()`` (CPU: not a loaded machine's wait) passed
+    ``deadline`` before the last game."""
     if not games:
         raise ShowError(f"no game of {run_dir} to write into a replay")
     wanted = set(games)
@@ -88,7 +89,7 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
             return None
         try:
             return write_replay(run_dir, games, run_dir / REPLAY_FILE,
-                                time.monotonic() + INLINE_S)
+                                time.process_time() + INLINE_S)
         except OutOfTime:
             pid = _write_in_background(run_dir)
             note(f"replays: {len(games):,} games take over {INLINE_S} s to write; process "
@@ -121,7 +122,7 @@ def _write_in_background(run_dir: Path) -> int:
 def _until(games: Iterator[GameReplay], deadline: float | None) -> Iterator[GameReplay]:
     """``games``, or OutOfTime before the next one once ``deadline`` has passed."""
     for game in games:
-        if deadline is not None and time.monotonic() >= deadline:
+        if deadline is not None and time.process_time() >= deadline:
             raise OutOfTime
         yield game
 
