@@ -47,13 +47,13 @@ class OutOfTime(Exception):
 
 
 def write_replay(run_dir: Path, games: list[int], out: Path,
-                 deadline: float | None = None) -> Path:
+                 budget_s: float | None = None) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
     ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
     journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
     written (no such folder, a directory); StorageError: a full disk and the like;
-    OutOfTime: ``time.process_time()`` (CPU: not a loaded machine's wait) passed
-    ``deadline`` before the last game."""
+    OutOfTime: building the page takes more than ``budget_s`` of CPU (not a loaded
+    machine's wait), as spent or as foreseen from the games built so far."""
     if not games:
         raise ShowError(f"no game of {run_dir} to write into a replay")
     wanted = set(games)
@@ -63,7 +63,8 @@ def write_replay(run_dir: Path, games: list[int], out: Path,
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
         with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
-            _write_page(f, run_dir, index, _until(replays(run_dir, wanted), deadline))
+            _write_page(f, run_dir, index,
+                        _within(replays(run_dir, wanted), len(index), budget_s))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
@@ -88,8 +89,7 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
             return None
         try:
-            return write_replay(run_dir, games, run_dir / REPLAY_FILE,
-                                time.process_time() + INLINE_S)
+            return write_replay(run_dir, games, run_dir / REPLAY_FILE, INLINE_S)
         except OutOfTime:
             pid = _write_in_background(run_dir)
             note(f"replays: {len(games):,} games take over {INLINE_S} s to write; process "
@@ -119,10 +119,18 @@ def _write_in_background(run_dir: Path) -> int:
     return child.pid
 
 
-def _until(games: Iterator[GameReplay], deadline: float | None) -> Iterator[GameReplay]:
-    """``games``, or OutOfTime before the next one once ``deadline`` has passed."""
-    for game in games:
-        if deadline is not None and time.process_time() >= deadline:
+def _within(games: Iterator[GameReplay], total: int,
+            budget_s: float | None) -> Iterator[GameReplay]:
+    """``games`` (``total`` of them), or OutOfTime before the next one once the CPU spent,
+    plus what the rest would take at the pace of the games after the first (which pays
+    for imports and caches), exceeds ``budget_s``."""
+    started = time.process_time()
+    warm = 0.0  # CPU spent on the first game
+    for done, game in enumerate(games):
+        spent = time.process_time() - started
+        warm = spent if done == 1 else warm
+        pace = (spent - warm) / (done - 1) if done > 2 else 0.0
+        if budget_s is not None and spent + pace * (total - done) >= budget_s:
             raise OutOfTime
         yield game
 
