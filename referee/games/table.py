@@ -85,9 +85,29 @@ class TableSteps:
         self.actor: int | None = None
         self.texts: list[str] = []
         self.results: list[str] = []
+        self._made: dict[Any, Any] = {}  # key: the value made for it (``once``)
 
     def seat_view(self, seat: int) -> SeatView:
         raise NotImplementedError
+
+    def once(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, made once per ``key`` (hashable, naming all that ``make`` reads):
+        steps that show the same view, pile or card share one object, so a writer converts
+        it once and sees at a glance that it did not change."""
+        made = self._made.get(key)
+        if made is None:
+            made = self._made[key] = make()
+        return made
+
+    def card(self, code: str, seen_by: tuple[int, ...] | None = None) -> Card:
+        """``Card(code, seen_by)``, one object per distinct card (``once``)."""
+        return self.once(("card", code, seen_by), lambda: Card(code, seen_by))
+
+    def row(self, codes: tuple[str, ...], seen_by: tuple[int, ...] | None = None
+            ) -> tuple[Card, ...]:
+        """The cards ``codes`` all seen by ``seen_by``, one object per distinct row."""
+        return self.once(("row", codes, seen_by),
+                         lambda: tuple(self.card(c, seen_by) for c in codes))
 
     def piles(self) -> tuple[Pile, ...]:
         return ()

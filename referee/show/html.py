@@ -13,13 +13,15 @@ that game while the browser is still reading the rest. The script and its style 
 from __future__ import annotations
 
 import base64
+import gc
 import gzip
 import html
 import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from importlib.resources import files
 from pathlib import Path
 from typing import IO, Any
@@ -31,19 +33,27 @@ from referee.rundir import CONFIG_FILE, replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
-# open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
-# after the command has returned (a golf or 100-hand Turkish game takes ~25-60 ms).
+# open); it spends at most INLINE_S on them, else a process of its own writes them after
+# the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
+# 100-hand Turkish game ~60 ms: benchmarks/bench_replay.py). Half a second: the rest of
+# the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
-INLINE_S = 1.0
-PROBE_GAMES = 1  # the games whose replays are timed to tell which
+INLINE_S = 0.5
 LOG_FILE = "replay.log"
 
 
-def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
+class OutOfTime(Exception):
+    """A page not written by its deadline (``write_replay``): nothing was written."""
+
+
+def write_replay(run_dir: Path, games: list[int], out: Path,
+                 budget_s: float | None = None) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
     ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
     journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
-    written (no such folder, a directory); StorageError: a full disk and the like."""
+    written (no such folder, a directory); StorageError: a full disk and the like;
+    OutOfTime: building the page takes more than ``budget_s`` of CPU (not a loaded
+    machine's wait), as spent or as foreseen from the games built so far."""
     if not games:
         raise ShowError(f"no game of {run_dir} to write into a replay")
     wanted = set(games)
@@ -52,8 +62,9 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
     if missing:
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
-        with replacing(out, 0o644) as f:  # as the leaderboard's pages
-            _write_page(f, run_dir, index, replays(run_dir, wanted))
+        with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
+            _write_page(f, run_dir, index,
+                        _within(replays(run_dir, wanted), len(index), budget_s))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
@@ -63,12 +74,12 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
 def replay_after_run(run_dir: Path, warn: Callable[[str], None],
                      note: Callable[[str], None]) -> Path | None:
     """``replay.html`` of every game in ``run_dir``, at the end of a run, once the
-    standings are out. When building it would take more than ``INLINE_S`` (timed on the
-    first ``PROBE_GAMES`` games), a process of its own writes it (``referee show RUN_DIR
-    --html``, its output in ``replay.log``) and the run ends at once; a line to ``note``
-    says so, and None. A failure (a full disk) is one line to ``warn`` and None: the
-    journal is whole and the run's result stands. A run of more than ``RUN_END_GAMES``
-    games gets a line to ``note`` saying which command writes its page instead."""
+    standings are out. When building it takes more than ``INLINE_S``, it is given up and
+    a process of its own writes it (``referee show RUN_DIR --html``, its output in
+    ``replay.log``) and the run ends at once; a line to ``note`` says so, and None. A
+    failure (a full disk) is one line to ``warn`` and None: the journal is whole and the
+    run's result stands. A run of more than ``RUN_END_GAMES`` games gets a line to
+    ``note`` saying which command writes its page instead."""
     try:
         games = [s.game for s in summaries(run_dir)]
         if not games:  # stopped before its first game ended: nothing to replay
@@ -77,17 +88,14 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
             note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
             return None
-        started = time.process_time()
-        for replay in replays(run_dir, set(games[:PROBE_GAMES])):
-            game_blob(replay)
-        per_game = (time.process_time() - started) / min(len(games), PROBE_GAMES)
-        if per_game * len(games) > INLINE_S:
+        try:
+            return write_replay(run_dir, games, run_dir / REPLAY_FILE, INLINE_S)
+        except OutOfTime:
             pid = _write_in_background(run_dir)
-            note(f"replays: {len(games):,} games take about {per_game * len(games):.0f} s to "
-                 f"write; process {pid} writes {run_dir / REPLAY_FILE} now (its output in "
+            note(f"replays: {len(games):,} games take over {INLINE_S} s to write; process "
+                 f"{pid} writes {run_dir / REPLAY_FILE} now (its output in "
                  f"{run_dir / LOG_FILE})")
             return None
-        return write_replay(run_dir, games, run_dir / REPLAY_FILE)
     except (ShowError, StorageError, OSError) as exc:
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
@@ -109,6 +117,36 @@ def _write_in_background(run_dir: Path) -> int:
              str(run_dir), "--html"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
             start_new_session=True, close_fds=True)
     return child.pid
+
+
+def _within(games: Iterator[GameReplay], total: int,
+            budget_s: float | None) -> Iterator[GameReplay]:
+    """``games`` (``total`` of them), or OutOfTime before the next one once the CPU spent,
+    plus what the rest would take at the pace of the games after the first (which pays
+    for imports and caches), exceeds ``budget_s``."""
+    started = time.process_time()
+    warm = 0.0  # CPU spent on the first game
+    for done, game in enumerate(games):
+        spent = time.process_time() - started
+        warm = spent if done == 1 else warm
+        pace = (spent - warm) / (done - 1) if done > 2 else 0.0
+        if budget_s is not None and spent + pace * (total - done) >= budget_s:
+            raise OutOfTime
+        yield game
+
+
+@contextmanager
+def _no_cycles() -> Iterator[None]:
+    """The cyclic collector off while games are turned into steps: that makes many small
+    objects and no cycles, which the collector would only walk, again and again (a third
+    of the time of a long game's replay)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
@@ -162,34 +200,40 @@ def _steps(steps: Iterable[Step]) -> list[list[Any]]:
     ``n`` lines, then these (a round's history grows a line a step); the page fills them
     in from the step before."""
     out: list[list[Any]] = []
-    before: list[Any] = [[], None, None]
-    made: dict[int, tuple[SeatView, list[Any]]] = {}  # id(view): a game's steps share views
+    seats_before: list[Any] = []
+    piles_before: list[Any] | None = None
+    history_before: tuple[str, ...] = ()
+    # id(view or pile): (it, its form). A game's steps share the views and piles that did
+    # not change (``TableSteps.once``): each is converted once, and compared by identity.
+    made: dict[int, tuple[Any, Any]] = {}
     for s in steps:
-        seats = [_seat_once(v, made) for v in s.seats]
-        piles, history = [_pile(p) for p in s.piles], list(s.history)
+        seats = [_once(v, lambda v: _seat(v, made), made) for v in s.seats]
+        piles = [_once(p, _pile, made) for p in s.piles]
+        history = s.history
+        kept = len(history_before) if history[:len(history_before)] == history_before else 0
         out.append([s.event, s.actor, s.text,
-                    [0 if k < len(before[0]) and (v is before[0][k] or v == before[0][k]) else v
+                    [0 if k < len(seats_before) and v == seats_before[k] else v
                      for k, v in enumerate(seats)],
-                    0 if piles == before[1] else piles,
-                    _history(history, before[2] or []), s.result])
-        before = [seats, piles, history]
+                    0 if piles == piles_before else piles,
+                    [kept, *history[kept:]], s.result])
+        seats_before, piles_before, history_before = seats, piles, history
     return out
 
 
-def _history(history: list[str], before: list[str]) -> list[Any]:
-    kept = len(before) if history[:len(before)] == before else 0
-    return [kept, *history[kept:]]
+def _once(value: Any, convert: Callable[[Any], Any], made: dict[int, tuple[Any, Any]]) -> Any:
+    """``convert(value)``, made once for a value that several steps share."""
+    got = made.get(id(value))
+    if got is None:
+        got = made[id(value)] = (value, convert(value))  # value kept: its id stays its own
+    return got[1]
 
 
-def _seat_once(v: SeatView, made: dict[int, tuple[SeatView, list[Any]]]) -> list[Any]:
-    """``_seat(v)``, made once for a view that several steps share."""
-    if id(v) not in made:
-        made[id(v)] = (v, _seat(v))  # v kept: its id stays its own
-    return made[id(v)][1]
+def _seat(v: SeatView, made: dict[int, tuple[Any, Any]]) -> list[Any]:
+    return [[_once(row, _row, made) for row in v.rows], v.status, v.info]
 
 
-def _seat(v: SeatView) -> list[Any]:
-    return [[[_card(c) for c in row] for row in v.rows], v.status, v.info]
+def _row(row: tuple[Card, ...]) -> list[Any]:
+    return [_card(c) for c in row]
 
 
 def _pile(p: Pile) -> list[Any]:

@@ -241,8 +241,9 @@ def _times(steps: Sequence[Step], decisions: Sequence[Sequence[Any]] | None
            ) -> tuple[float | None, ...]:
     """Per step, the time of its actor's decision (schema 3); None where there is none."""
     times: list[float | None] = [None] * len(steps)
+    marks = [s.event for s in steps]
     for seat, event, ms in decisions or ():
-        i = _step_of(steps, event)
+        i = min(bisect.bisect_left(marks, event), len(steps) - 1)  # _step_of, at once
         if steps[i].actor == seat:
             times[i] = float(ms)
     return tuple(times)

@@ -25,7 +25,6 @@ from typing import Any
 
 from evaluator import CARD_TEXT
 from referee.games.api import (
-    Card,
     Pile,
     SeatView,
     Step,
@@ -129,16 +128,22 @@ class _Table(TableSteps):
         return reason
 
     def piles(self) -> tuple[Pile, ...]:
-        return () if self.community is None else (Pile("community", (Card(self.community),)),)
+        community = self.community
+        return () if community is None else self.once(
+            ("community", community), lambda: (Pile("community", (self.card(community),)),))
 
     def seat_view(self, seat: int) -> SeatView:
-        seen = None if self.revealed else (seat,)
-        hand = tuple(Card(code, seen) for code in self.hands[seat])
-        if not self.active[seat]:
-            return SeatView((hand,), "out", f"place {self.places[seat]}")
+        key = (seat, self.hands[seat], self.revealed, self.places.get(seat),
+               seat == self.to_act)
+        return self.once(key, lambda: self._view(*key))
+
+    def _view(self, seat: int, codes: tuple[str, ...], revealed: bool, place: int | None,
+              to_act: bool) -> SeatView:
+        hand = self.row(codes, None if revealed else (seat,))
+        if place is not None:  # out of the game
+            return SeatView((hand,), "out", f"place {place}")
         n = len(hand)
-        return SeatView((hand,), "to act" if seat == self.to_act else "",
-                        f"{n} card{'s' * (n != 1)}")
+        return SeatView((hand,), "to act" if to_act else "", f"{n} card{'s' * (n != 1)}")
 
 
 def polish_steps(ruleset: str, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:

@@ -25,7 +25,6 @@ from typing import Any
 
 from evaluator.golf import POSITIONS, TOP_ROW
 from referee.games.api import (
-    Card,
     Pile,
     SeatView,
     Step,
@@ -61,7 +60,6 @@ class _Table(TableSteps):
         self.to_act: int | None = None
         self.out: int | None = None
         self.charged: int | None = None
-        self._views: dict[int, tuple[Any, SeatView]] = {}  # seat: (its state, its view)
 
     def apply(self, e: dict[str, Any]) -> None:
         kind = e["type"]
@@ -144,32 +142,34 @@ class _Table(TableSteps):
             f"<{s}> {e['places'][s]} ({e['totals'][s]} points)" for s in order))
 
     def piles(self) -> tuple[Pile, ...]:
-        piles = [Pile("discard", tuple(Card(c) for c in self.discard[-1:]),
-                      _cards(len(self.discard))),
-                 Pile("stock", (), _cards(self.stock))]
-        if self.drawn is not None:
-            seat, card, source = self.drawn
+        key = ("piles", tuple(self.discard[-1:]), len(self.discard), self.stock, self.drawn)
+        return self.once(key, lambda: self._piles(*key[1:]))
+
+    def _piles(self, top: tuple[str, ...], discards: int, stock: int,
+               drawn: tuple[int, str, str] | None) -> tuple[Pile, ...]:
+        piles = [Pile("discard", tuple(self.card(c) for c in top), _cards(discards)),
+                 Pile("stock", (), _cards(stock))]
+        if drawn is not None:
+            seat, card, source = drawn
             seen = (seat,) if source == "stock" else None
-            piles.append(Pile("drawn", (Card(card, seen),), f"held by <{seat}>"))
+            piles.append(Pile("drawn", (self.card(card, seen),), f"held by <{seat}>"))
         return tuple(piles)
 
     def seat_view(self, seat: int) -> SeatView:
         points = None if self.points is None else self.points[seat]
         status = ("out" if not self.active[seat] else "to act" if seat == self.to_act
                   else "went out" if seat == self.out else "")
-        key = (tuple(self.grids[seat]), tuple(self.up[seat]), points, self.totals[seat],
+        key = (seat, tuple(self.grids[seat]), tuple(self.up[seat]), points, self.totals[seat],
                status, self.places[seat] if status == "out" else None)
-        # Most steps change one seat: the others' views are the ones already made.
-        if self._views.get(seat, (None,))[0] == key:
-            return self._views[seat][1]
-        cards = [Card(c, None if u else ()) for c, u in zip(key[0], key[1], strict=True)]
+        return self.once(key, lambda: self._view(*key[1:]))
+
+    def _view(self, grid: tuple[str, ...], up: tuple[bool, ...], points: int | None,
+              total: int, status: str, place: int | None) -> SeatView:
+        cards = [self.card(c, None if u else ()) for c, u in zip(grid, up, strict=True)]
         rows = tuple(tuple(cards[i:i + 2]) for i in range(0, len(cards), 2)) or ((),)
-        info = ("" if points is None else f"round {points} points, ") + \
-            f"total {self.totals[seat]}"
-        view = (SeatView(rows, "out", f"place {self.places[seat]}, {info}") if status == "out"
+        info = ("" if points is None else f"round {points} points, ") + f"total {total}"
+        return (SeatView(rows, "out", f"place {place}, {info}") if status == "out"
                 else SeatView(rows, status, info))
-        self._views[seat] = (key, view)
-        return view
 
 
 _SUITS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}

@@ -20,10 +20,9 @@ of its own.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
-from referee.games.api import Card, Pile, SeatView, Step, TableSteps, group_steps
+from referee.games.api import Pile, SeatView, Step, TableSteps, group_steps
 
 # Events that a decision (or the event before them) causes at once, in its step.
 _FOLLOWING = frozenset({"dealt", "returned", "shown", "pot", "hand_ended"})
@@ -42,8 +41,10 @@ def _leads(events: Sequence[dict[str, Any]], i: int) -> bool:
 
 
 class _Table(TableSteps):
-    def __init__(self, players: int) -> None:
+    def __init__(self, players: int, events: Sequence[dict[str, Any]]) -> None:
         super().__init__(players)
+        self.events = events
+        self.to_act: int | None = None  # in the step being made: whose decision is next
         self.hands: list[list[str]] = [[] for _ in range(players)]
         self.shown = [False] * players
         self.stacks = [0] * players
@@ -51,7 +52,6 @@ class _Table(TableSteps):
         self.pot = 0
         self.folded = [False] * players
         self.out = [False] * players
-        self._views: dict[int, tuple[Any, SeatView]] = {}  # seat: (its state, its view)
         self.hand = 0
         self.drawing = False
 
@@ -174,23 +174,26 @@ class _Table(TableSteps):
         self.results.append("places: " + ", ".join(
             f"<{s}> {e['places'][s]} ({e['scores'][s]:+d} chips)" for s in order))
 
+    def step(self, event: int) -> Step:
+        self.to_act = _to_act(self.events, event)
+        return super().step(event)
+
     def piles(self) -> tuple[Pile, ...]:
-        return (Pile("pot", (), f"{self.pot} chips"),)
+        pot = self.pot
+        return self.once(("pot", pot), lambda: (Pile("pot", (), f"{pot} chips"),))
 
     def seat_view(self, seat: int) -> SeatView:
         status = ("out" if self.out[seat] else "folded" if self.folded[seat]
-                  else "all-in" if self.stacks[seat] == 0 and self.pot else "")
-        key = (tuple(self.hands[seat]), self.shown[seat], self.stacks[seat], self.bets[seat],
-               status)
-        # Most steps change one seat: the others' views are the ones already made.
-        if self._views.get(seat, (None,))[0] == key:
-            return self._views[seat][1]
-        seen = None if self.shown[seat] else (seat,)
-        row = tuple(Card(c, seen) for c in self.hands[seat])
-        bet = f", bet {self.bets[seat]}" if self.bets[seat] else ""
-        view = SeatView((row,), status, f"stack {self.stacks[seat]}{bet}")
-        self._views[seat] = (key, view)
-        return view
+                  else "all-in" if self.stacks[seat] == 0 and self.pot else
+                  "to act" if seat == self.to_act else "")
+        key = (seat, tuple(self.hands[seat]), self.shown[seat], self.stacks[seat],
+               self.bets[seat], status)
+        return self.once(key, lambda: self._view(*key))
+
+    def _view(self, seat: int, hand: tuple[str, ...], shown: bool, stack: int, bet: int,
+              status: str) -> SeatView:
+        info = f"stack {stack}" + (f", bet {bet}" if bet else "")
+        return SeatView((self.row(hand, None if shown else (seat,)),), status, info)
 
 
 _HANDLERS = {
@@ -202,21 +205,15 @@ _HANDLERS = {
 }
 
 
-def _to_act(steps: list[Step], events: Sequence[dict[str, Any]]) -> list[Step]:
-    """Mark, in each step, the seat whose decision the next step is (not known when a
-    forfeit comes first)."""
-    out = []
-    for step, nxt in zip(steps, [*steps[1:], None], strict=True):
-        first = None if nxt is None else events[step.event + 1]
-        seat = None if first is None or first["type"] not in _DECISIONS else first["seat"]
-        if first is not None and first["type"] == "reshuffled":  # a draw's reshuffle
-            seat = nxt.actor
-        if seat is not None and not step.seats[seat].status:
-            seats = list(step.seats)
-            seats[seat] = replace(seats[seat], status="to act")
-            step = replace(step, seats=tuple(seats))
-        out.append(step)
-    return out
+def _to_act(events: Sequence[dict[str, Any]], last: int) -> int | None:
+    """The seat whose decision the step after the one ending at event ``last`` is (None:
+    no step after it, or a forfeit first); a seat with a status ("folded") keeps it."""
+    if last + 1 >= len(events):
+        return None
+    first = events[last + 1]
+    if first["type"] == "reshuffled":  # the first event of the draw that needs it
+        first = events[last + 2]
+    return first["seat"] if first["type"] in _DECISIONS else None
 
 
 def turkish_steps(players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
@@ -224,8 +221,7 @@ def turkish_steps(players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
     if not events or not isinstance(events[0], dict) or events[0].get("type") != "hand_started":
         raise ValueError("a Turkish poker transcript starts with a hand")
     try:
-        steps = group_steps(events, lambda i: _leads(events, i), _Table(players))
-        return _to_act(steps, events)
+        return group_steps(events, lambda i: _leads(events, i), _Table(players, events))
     except (KeyError, TypeError, IndexError, AttributeError) as exc:
         raise ValueError(f"not a Turkish poker transcript ({type(exc).__name__}: "
                          f"{exc})") from None
