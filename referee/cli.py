@@ -826,6 +826,31 @@ def check(
     raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs"))
 
 
+@app.command("try")
+def try_cmd(
+    bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
+    games: Annotated[int, typer.Option(
+        help="Games against the bundled bots (rounded up to whole duplicate groups).")] = 12,
+    sandbox: SandboxOpt = "auto",
+    out: OutOpt = None,
+) -> None:
+    """Check a bot, then play a short match against the game's bundled bots: the
+    leaderboard and the replay page. The first thing to run on a new bot."""
+    from referee.tryout import try_bot
+
+    try:
+        code = try_bot(bot, resolve_game(game, param, rules), games, sandbox, out)
+    except BotNotRunnable as exc:
+        say(f"start and hello: {exc}", "FAIL ", to=console)
+        raise typer.Exit(EXIT_BOT_START) from None
+    except (ConfigError, BotFileError, SandboxError) as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    raise typer.Exit(code)
+
+
 @app.command()
 def verify(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holding games.jsonl).")],
