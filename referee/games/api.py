@@ -9,6 +9,7 @@ replay, check turns and replay steps; the bot-side SDK its ``decode_view``,
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
@@ -308,3 +309,16 @@ class Game(Protocol):
     # ``referee show`` and replay.html: the table after each thing that happened in a
     # transcript (``Step``); ValueError for events that are not this game's.
     def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]: ...
+    # Optional, for ``referee play``: ``describe(view) -> str``, a seat's wire view as
+    # text for the person playing it, with the actions they may type (what
+    # ``parse_local_action`` reads); without it the harness prints ``describe_view``.
+
+
+def describe_view(view: Mapping[str, Any]) -> str:
+    """A view as text for a person, when its game has no ``describe``: one line a field.
+
+    >>> print(describe_view({"hand": [50], "history": []}))
+    hand: [50]
+    history: []
+    """
+    return "\n".join(f"{key}: {json.dumps(value)}" for key, value in view.items())

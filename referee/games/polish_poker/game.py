@@ -19,7 +19,7 @@ from typing import Any
 
 from evaluator import declarations
 from referee.games.api import Outcome, Param, Step, resolve_params
-from referee.games.polish_poker import check
+from referee.games.polish_poker import check, human
 from referee.games.polish_poker.engine import (
     FORFEIT_PREFIX,
     PLAYER_RANGE,
@@ -155,6 +155,9 @@ class PolishPokerGame:
 
     def encode_action(self, action: Raise | Call) -> dict[str, Any]:
         return Action.to_wire(action)
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
 
     def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> View:
         return View.from_wire(payload, time_left_ms)

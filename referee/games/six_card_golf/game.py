@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from referee.games.api import Metric, Outcome, Param, Step, resolve_params
+from referee.games.six_card_golf import human
 from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
 from referee.games.six_card_golf.check import check_turns
 from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
@@ -55,6 +56,9 @@ class SixCardGolfGame:
 
     def encode_action(self, action: Action) -> dict[str, Any]:
         return action.to_wire()
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
 
     def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> dict[str, Any]:
         """A bot gets the view as the wire map (the package's SPEC.md)."""

@@ -9,6 +9,7 @@ from typing import Any
 from evaluator.cards import parse_card
 from evaluator.turkish import card_text
 from referee.games.api import IllegalAction, Metric, Outcome, Step, resolve_params
+from referee.games.turkish_poker import human
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
 from referee.games.turkish_poker.params import GAME_PARAMS
 from referee.games.turkish_poker.steps import turkish_steps
@@ -37,8 +38,14 @@ class TurkishPokerGame:
         return parse_action(payload)
 
     def parse_local_action(self, value: Any) -> Action:
-        """What a Python bot's ``act`` returned: the same plain map as on the wire."""
+        """What a Python bot's ``act`` returned: the same plain map as on the wire, or
+        the text a person types (``human.action_from_text``)."""
+        if isinstance(value, str):
+            value = human.action_from_text(value)
         return value if isinstance(value, Action) else parse_action(value)
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
 
     def encode_action(self, action: Action) -> dict[str, Any]:
         return action_payload(action)
