@@ -9,6 +9,8 @@ import re
 from protocol.codec import decode
 from protocol.exchange import EXAMPLES, ROOT, stale
 
+BLOCK = re.compile(r"<!-- exchange: .*? -->(.*?)<!-- /exchange -->", re.S)
+
 
 def test_the_spec_exchanges_are_up_to_date():
     assert stale() == [], "run: python -m protocol.exchange --write"
@@ -16,7 +18,7 @@ def test_the_spec_exchanges_are_up_to_date():
 
 def test_each_hex_block_decodes_to_its_json():
     for _, _, file in EXAMPLES.values():
-        text = (ROOT / file).read_text("utf-8")
+        text = BLOCK.search((ROOT / file).read_text("utf-8")).group(1)
         pairs = re.findall(r"```json\n(.*?)\n```.*?```\n([0-9a-f\n]+)```", text, re.S)
         assert len(pairs) >= 2, file
         for shown, hexed in pairs:
