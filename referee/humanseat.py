@@ -142,13 +142,11 @@ def play_seat(runner: Runner, folder: SeatFolder, game: Game, ask: Ask, say: Say
     thread = threading.Thread(target=run, name="referee-play", daemon=True)
     thread.start()
     finished = False
-    try:
+    try:  # Ctrl-C (or SIGTERM) stops the run as the person leaving does, then goes on up
         conn = folder.accept(thread.is_alive)
         if conn is not None:
             with conn:
                 finished = sit(conn, game, ask, say)
-    except KeyboardInterrupt:
-        finished = False
     finally:
         if not finished:
             runner.interrupt()
@@ -177,8 +175,9 @@ def play_in_terminal(bots: list[str], game: Game, games: int, seed: int | None,
     from referee import cli  # the run's plumbing (cli imports this module lazily)
 
     folder = SeatFolder()
+    out = out or cli.default_out(f"play-{game.name}")
+    runner: Runner | None = None
     try:
-        out = out or cli.default_out(f"play-{game.name}")
         config = cli.make_config(
             [f"{SEAT_NAME}={folder.program}", *bots], game, None, games, seed, move_time,
             "0s", 1, 3, "30s", out, cli.make_limits("2G", "0", 0, 256, "1M", None), sandbox,
@@ -188,11 +187,16 @@ def play_in_terminal(bots: list[str], game: Game, games: int, seed: int | None,
                 "decision); type `help` for help, `quit` to leave", to=cli.console)
         runner = Runner(config, warn=cli.say)
         finished = play_seat(runner, folder, game, _typed, _shown)
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: their exit codes (130, 143)
+        cli.say(_left(runner.played if runner else 0, out), to=cli.console)
+        raise
     finally:
         folder.close()
-    if finished:
-        cli.say(f"journalled in {out}: replay with `referee show {out}`", to=cli.console)
-    else:
-        cli.say(f"you left: the game in progress is not recorded; {runner.played} finished "
-                f"game(s) are in {out}", to=cli.console)
+    cli.say(f"journalled in {out}: replay with `referee show {out}`" if finished
+            else _left(runner.played if runner else 0, out), to=cli.console)
     return cli.EXIT_OK
+
+
+def _left(played: int, out: Path) -> str:
+    return (f"you left: the game in progress is not recorded; {played} finished game(s) "
+            f"are in {out}")
