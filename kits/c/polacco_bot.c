@@ -19,10 +19,7 @@ static int act(const msgpack_object *view, const kit_game *game, msgpack_packer 
     int last = kit_last_declaration(view);
     if (last >= ladder.n) return kit_fail("declaration %d is not on the ladder", last);
     if (last < 0) {
-        int best = 0;
-        for (int id = 0; id < ladder.n; id++)
-            if (kit_missing(&ladder, id, known, n) == 0) best = id;
-        kit_pack_raise(pk, best);
+        kit_pack_raise(pk, kit_strongest_held(&ladder, known, n));
         return 0;
     }
     if (pow(p, kit_missing(&ladder, last, known, n)) < 0.5) {

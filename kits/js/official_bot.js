@@ -14,7 +14,7 @@ function act(view) {
   const lacks = (id) => polish.missing("official", LADDER[id], known);
   const ids = LADDER.map((_, id) => id);
   if (view.history.length === 0) {
-    return polish.raise(ids.filter((id) => lacks(id) === 0).pop() ?? 0);
+    return polish.raise(polish.strongestHeld("official", LADDER, known));
   }
   const last = view.history[view.history.length - 1][1];
   const above = ids.filter((id) => LADDER[id].strength > LADDER[last].strength);

@@ -14,9 +14,7 @@ function act(view) {
   const p = polish.unseen(view) / (polish.DECK_SIZE.polacco - known.length);
   const chance = (id) => p ** polish.missing("polacco", LADDER[id], known);
   if (view.history.length === 0) {
-    let best = 0;
-    LADDER.forEach((_, id) => { if (chance(id) >= 1) best = id; });
-    return polish.raise(best);
+    return polish.raise(polish.strongestHeld("polacco", LADDER, known));
   }
   const last = view.history[view.history.length - 1][1];
   if (chance(last) < 0.5) return polish.CALL;

@@ -91,6 +91,12 @@ int kit_missing(const kit_ladder *l, int id, const int *known, int n) {
     return need;
 }
 
+int kit_strongest_held(const kit_ladder *l, const int *known, int n) {
+    for (int id = l->n - 1; id > 0; id--)
+        if (kit_missing(l, id, known, n) == 0) return id;
+    return 0;
+}
+
 int kit_known_cards(const msgpack_object *view, int *out, int max) {
     int n = kit_cards(kit_get(view, "hand"), out, max);
     const msgpack_object *community = kit_get(view, "community");

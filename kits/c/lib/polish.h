@@ -25,6 +25,8 @@ typedef struct {
 
 void kit_ladder_build(kit_ladder *ladder, int official);
 int kit_missing(const kit_ladder *ladder, int id, const int *known, int n);
+/* The strongest declaration that `known` holds whole (0 when none does). */
+int kit_strongest_held(const kit_ladder *ladder, const int *known, int n);
 int kit_known_cards(const msgpack_object *view, int *out, int max); /* hand + community */
 int kit_unseen(const msgpack_object *view);  /* cards the other seats hold */
 int kit_last_declaration(const msgpack_object *view); /* -1: the round's first */

@@ -80,6 +80,12 @@ function missing(ruleset, d, known) {
   return Math.max(0, need - joker);
 }
 
+/** The strongest declaration that `known` holds whole (0 when none does). */
+function strongestHeld(ruleset, ladderOf, known) {
+  for (let id = ladderOf.length - 1; id > 0; id--) if (missing(ruleset, ladderOf[id], known) === 0) return id;
+  return 0;
+}
+
 /** The cards a seat knows (its hand and the community card) as ids. */
 function knownCards(view) {
   const known = view.hand.map(cards.parse);
@@ -97,4 +103,4 @@ function raise(id) {
   return { kind: "raise", declaration: id };
 }
 
-module.exports = { ladder, missing, knownCards, unseen, CALL, raise, DECK_SIZE };
+module.exports = { ladder, missing, strongestHeld, knownCards, unseen, CALL, raise, DECK_SIZE };
