@@ -27,6 +27,7 @@ import msgpack
 
 from referee import human_relay
 from referee.games.api import Game, describe_view
+from referee.peercred import have_peer_credentials, socket_pid, tree_root
 from referee.runner import Runner
 
 SEAT_NAME = "you"
@@ -56,19 +57,25 @@ class SeatFolder:
         self.listener.listen(1)
         self.listener.settimeout(ACCEPT_POLL_S)
 
-    def accept(self, waiting: Callable[[], bool]) -> socket.socket | None:
-        """The relay's connection, once it comes; None if ``waiting`` turns false first."""
+    def accept(self, waiting: Callable[[], bool],
+               trusted: Callable[[int | None], bool]) -> socket.socket | None:
+        """The relay's connection, once it comes; None if ``waiting`` turns false first.
+        A connection from a process that is not ``trusted`` (by its pid) is closed."""
         while waiting():
             try:
                 conn, _ = self.listener.accept()
             except TimeoutError:
                 continue
+            if not trusted(socket_pid(conn)):
+                conn.close()
+                continue
             conn.settimeout(None)
+            self.listener.close()  # one seat, one connection
             return conn
         return None
 
     def close(self) -> None:
-        self.listener.close()
+        self.listener.close()  # closing twice is harmless
         shutil.rmtree(self.path, ignore_errors=True)
 
 
@@ -139,11 +146,20 @@ def play_seat(runner: Runner, folder: SeatFolder, game: Game, ask: Ask, say: Say
         except BaseException as exc:  # handed to the caller, whatever it is
             failed.append(exc)
 
+    def seat_process(pid: int | None) -> bool:
+        """Whether ``pid`` is the seat's relay (or in its tree: bwrap starts it), as the
+        runner launched it; any process where the kernel does not name peers."""
+        if not have_peer_credentials():
+            return True
+        roots = {i.process.pid for i in runner.instances
+                 if i.spec.name == SEAT_NAME and i.process is not None}
+        return pid is not None and tree_root(pid, roots) is not None
+
     thread = threading.Thread(target=run, name="referee-play", daemon=True)
     thread.start()
     finished = False
     try:  # Ctrl-C (or SIGTERM) stops the run as the person leaving does, then goes on up
-        conn = folder.accept(thread.is_alive)
+        conn = folder.accept(thread.is_alive, seat_process)
         if conn is not None:
             with conn:
                 finished = sit(conn, game, ask, say)
