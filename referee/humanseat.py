@@ -79,9 +79,10 @@ class SeatFolder:
         shutil.rmtree(self.path, ignore_errors=True)
 
 
-def _notices(msg: dict[str, Any], say: Say) -> None:
+def _notices(msg: dict[str, Any], game: Game, say: Say) -> None:
+    describe = getattr(game, "describe_notice", None) or json.dumps
     for notice in msg.get("results") or ():
-        say(f"  notice: {json.dumps(notice)}")
+        say(f"  {describe(notice)}")
 
 
 def _decide(game: Game, view: dict[str, Any], ask: Ask, say: Say) -> dict[str, Any] | None:
@@ -118,13 +119,13 @@ def sit(conn: socket.socket, game: Game, ask: Ask, say: Say) -> bool:
             say(f"--- game {msg['game_id']}: {msg['game']}, you are seat {msg['seat']} of "
                 f"{msg['players']} ---")
         elif kind == "act":
-            _notices(msg, say)
+            _notices(msg, game, say)
             body = _decide(game, msg["view"], ask, say)
             if body is None:
                 return False
             human_relay.send_frame(conn, msgpack.packb(body))
         elif kind == "game_end":
-            _notices(msg, say)
+            _notices(msg, game, say)
             seat_places = ", ".join(f"seat {s}: {p}" for s, p in enumerate(msg["places"]))
             scores = msg.get("scores")
             say(f"game over: places {seat_places}"

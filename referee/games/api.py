@@ -312,6 +312,7 @@ class Game(Protocol):
     # Optional, for ``referee play``: ``describe(view) -> str``, a seat's wire view as
     # text for the person playing it, with the actions they may type (what
     # ``parse_local_action`` reads); without it the harness prints ``describe_view``.
+    # Likewise ``describe_notice(notice) -> str``, one line a notice (default: its JSON).
 
 
 def describe_view(view: Mapping[str, Any]) -> str:

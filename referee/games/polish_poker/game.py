@@ -159,6 +159,9 @@ class PolishPokerGame:
     def describe(self, view: dict[str, Any]) -> str:
         return human.describe(view)
 
+    def describe_notice(self, notice: dict[str, Any]) -> str:
+        return human.describe_notice(notice, self.ruleset)
+
     def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> View:
         return View.from_wire(payload, time_left_ms)
 

@@ -32,3 +32,24 @@ def describe(view: dict[str, Any]) -> str:
                      f"`{ladder(ruleset)[-1]}` (`referee rules polish-poker --rules "
                      f"{ruleset}` lists them)")
     return "\n".join(lines)
+
+
+
+def describe_notice(notice: dict[str, Any], ruleset: str) -> str:
+    """A round result (protocol/SPEC.md section 6) as one line.
+
+    >>> print(describe_notice({"round": 1, "hands": [[49], [43]], "community": 39,
+    ...     "declaration": 0, "exists": False, "loser": 0, "reason": "bluff",
+    ...     "eliminated": False}, "official"))
+    round 1: high 9 called, not there: seat 0 lost (bluff); seat 0: Ad, seat 1: Qs, community Js
+    """
+    declared = notice["declaration"]
+    there = "there" if notice["exists"] else "not there"
+    called = "no call" if declared is None else f"{from_id(declared, ruleset)} called, {there}"
+    cards = [f"seat {s}: {' '.join(str(parse_card(c)) for c in hand)}"
+             for s, hand in enumerate(notice["hands"]) if hand]
+    if notice.get("community") is not None:
+        cards.append(f"community {parse_card(notice['community'])}")
+    out = ", and is out" if notice["eliminated"] else ""
+    return (f"round {notice['round']}: {called}: seat {notice['loser']} lost "
+            f"({notice['reason']}){out}; {', '.join(cards)}")
