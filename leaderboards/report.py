@@ -57,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 from leaderboards.elo import Bound, EloFit, RatingError, fit_elo
 from leaderboards.metric import MetricError, MetricEstimate, metric_by_bot
 from leaderboards.standings import Standing, standings
+from referee.rundir import brief
 
 if TYPE_CHECKING:  # the type only: leaderboards know nothing of games at run time
     from referee.games.api import Metric
@@ -156,7 +157,7 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
                           "no complete duplicate group to report on yet")
     for (a, rec), (b, _) in zip(keyed, keyed[1:], strict=False):
         if a == b:
-            raise ReportError(f"the same record (game {rec.get('game')}) appears twice: "
+            raise ReportError(f"the same record (game {brief(rec.get('game'))}) appears twice: "
                               "was a run given twice?")
     recs = [rec for _, rec in keyed]
 
@@ -170,8 +171,8 @@ def build_report(records: Sequence[Mapping[str, Any]], settings: Mapping[str, An
                           "allow_mixed=True to put them on one scale")
     for key, value in from_records.items():
         if key in settings and _canonical(settings[key]) != _canonical(value):
-            raise ReportError(f"settings say {key} {settings[key]!r} but the records "
-                              f"have {value!r}")
+            raise ReportError(f"settings say {key} {brief(repr(settings[key]))} but the records "
+                              f"have {brief(repr(value))}")
 
     placings = [dict(zip(rec["seats"], rec["places"], strict=True)) for rec in recs]
     clusters = cluster_keys(recs)
@@ -214,7 +215,7 @@ def complete_groups(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, A
         if rec.get("group") is None:
             continue
         if "group_size" not in rec:
-            raise ReportError(f"the record of game {rec.get('game')} has a group but no "
+            raise ReportError(f"the record of game {brief(rec.get('game'))} has a group but no "
                               "group_size")
         games.setdefault(_group_key(rec), set()).add(rec.get("game"))
     return [rec for rec in recs if rec.get("group") is None
@@ -256,30 +257,32 @@ def _check_record(index: int, rec: Mapping[str, Any]) -> None:
     if missing:
         raise ReportError(f"record {index} is not a journal record: no {', '.join(missing)}")
     if rec["schema_version"] not in RECORD_SCHEMA_VERSIONS:
-        raise ReportError(f"record {index} has schema_version {rec['schema_version']}; "
+        raise ReportError(f"record {index} has schema_version {brief(rec['schema_version'])}; "
                           f"this reads {', '.join(map(str, RECORD_SCHEMA_VERSIONS))}")
     # Every column comes from `seats` and `places`; `players`, `order`, `scores` and
     # `units` must tell the same story, or the columns of a row would contradict each other.
-    where = f"record {index} (game {rec.get('game')})"
+    where = f"record {index} (game {brief(rec.get('game'))})"
     seats, places, n = rec["seats"], rec["places"], rec["players"]
     if not (len(seats) == len(places) == n
             and all(type(p) is int and 1 <= p <= n for p in places)):
-        raise ReportError(f"{where}: players {n}, seats {seats} and places {places} disagree")
+        raise ReportError(f"{where}: players {brief(n)}, seats {brief(seats)} and places "
+                          f"{brief(places)} disagree")
     order = rec.get("order")
     if order is not None:
         place_of = dict(zip(seats, places, strict=True))
         ranked = [place_of.get(bot, 0) for bot in order]
         if sorted(order) != sorted(seats) or ranked != sorted(ranked):
-            raise ReportError(f"{where}: seats {seats}, places {places} and order {order} "
+            raise ReportError(f"{where}: seats {brief(seats)}, places {brief(places)} and order "
+                              f"{brief(order)} "
                               "disagree")
     scores = rec.get("scores")
     if scores is not None and not (
             len(scores) == n and all(type(x) in (int, float) and math.isfinite(x)
                                      for x in scores)):
-        raise ReportError(f"{where}: scores {scores} are not one number per seat")
+        raise ReportError(f"{where}: scores {brief(scores)} are not one number per seat")
     units = rec.get("units", 1)
     if type(units) is not int or units < 1:
-        raise ReportError(f"{where}: units {units!r} is not a positive integer")
+        raise ReportError(f"{where}: units {brief(repr(units))} is not a positive integer")
 
 
 def _result(rec: Mapping[str, Any]) -> dict[str, Any]:

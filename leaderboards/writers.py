@@ -47,6 +47,7 @@ from leaderboards.history import elo_history
 from leaderboards.html import to_html
 from leaderboards.metric import metric_label
 from leaderboards.report import Report
+from referee.rundir import replacing
 
 __all__ = ["COLUMNS", "DROP_ORDER", "FILES", "SCHEMA_VERSION", "caption", "columns",
            "rich_table", "table_cells", "to_csv", "to_html", "to_json", "to_markdown",
@@ -161,6 +162,7 @@ def write_reports(report: Report, out_dir: Path,
     paths = []
     for name, text in zip(FILES, texts, strict=True):
         path = out_dir / name
-        path.write_text(text, encoding="utf-8")
+        with replacing(path, 0o644) as f:  # never through a symbolic link left there
+            f.write(text)
         paths.append(path)
     return paths

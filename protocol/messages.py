@@ -9,6 +9,7 @@ are opaque here and checked by the game's own codec.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +21,15 @@ PROTOCOL_VERSION = 1
 HELLO_MAX_BYTES = 256
 # Referee messages that open a request: the bot owes exactly one reply.
 REQUEST_TYPES = frozenset({"act"})
+# Every integer the referee sends is below this (SPEC section 2: JavaScript holds it).
+SEQ_LIMIT = 1 << 53
+
+
+def new_seq() -> int:
+    """A referee message's ``seq``: drawn at random (1 to 2^53 - 1) for each message, so
+    that a reply that echoes it proves that its bot saw the request (SPEC section 4): a
+    reply sent ahead, however it is timed, can only guess it."""
+    return 1 + secrets.randbelow(SEQ_LIMIT - 1)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_TASKS = 1024  # tasks (processes and threads) of one bot's tree when --limit-procs 0
+CPU_PERIOD_US = 100_000  # of a bot's CPU quota (--limit-cores): the kernel's default
 RUN_CPU_SHARES = 1024  # the kernel's default weight of a cgroup, and of one autogroup
 
 
@@ -120,6 +121,20 @@ def detect() -> Support:
     return Support("")
 
 
+@functools.cache
+def freezer_parent() -> Path | None:
+    """This process's cgroup in a writable v1 ``freezer`` hierarchy (for ``--cpu-turns``),
+    or None."""
+    try:
+        own, mounts = _own_paths(), _mounts()
+    except (OSError, ValueError):
+        return None
+    if "freezer" not in mounts or "freezer" not in own:
+        return None
+    parent = mounts["freezer"] / own["freezer"].lstrip("/")
+    return parent if _writable_dir(parent) else None
+
+
 def _write(path: Path, value: str) -> None:
     with open(path, "w") as f:
         f.write(value)
@@ -138,6 +153,13 @@ class BotCgroup:
         for d in self.dirs:
             _write(d / "cgroup.procs", pid)
 
+    def freeze(self, frozen: bool) -> None:
+        """Stop (``frozen``) or let run again every process of the tree, where it has a
+        freezer cgroup (``--cpu-turns``)."""
+        for d in self.dirs:
+            if (d / "freezer.state").exists():
+                _write(d / "freezer.state", "FROZEN" if frozen else "THAWED")
+
     def pids(self) -> set[int]:
         found: set[int] = set()
         for d in self.dirs:
@@ -151,6 +173,7 @@ class BotCgroup:
         """SIGKILL every process in the cgroup until none is left (what forks meanwhile
         is caught on the next pass; the task cap bounds how many there can be). False if
         some outlived ``timeout_s`` (stuck in the kernel)."""
+        self.freeze(False)  # a frozen task dies only once it is thawed
         kill_file = self.dirs[0] / "cgroup.kill"
         if kill_file.exists():
             _write(kill_file, "1")
@@ -202,7 +225,8 @@ def sweep(support: Support) -> None:
     A bot dies with the referee process that started it, except one that was being
     started at that very moment (bubblewrap's sandboxed child asks to die with its parent
     a moment after it exists); a ``kill -9`` also leaves the cgroups themselves."""
-    for parent in support.parents:
+    freezer = freezer_parent()
+    for parent in (*support.parents, *((freezer,) if freezer is not None else ())):
         for run in parent.glob("referee-*-*"):
             try:
                 os.kill(int(run.name.split("-")[1]), 0)
@@ -221,17 +245,33 @@ def sweep_here() -> None:
         sweep(support)
 
 
+def cpu_cap_problem(cores: float) -> str | None:
+    """Why this machine cannot cap each bot at ``cores`` CPU cores (0: no cap), or None."""
+    if cores == 0:
+        return None
+    if not cores * CPU_PERIOD_US >= 1000:  # the kernel's smallest quota (NaN too)
+        return "give 0 (no cap) or at least 0.01 cores"
+    if not detect().cpu:
+        return "this machine has no writable cgroup v1 cpu hierarchy to cap bots in"
+    return None
+
+
 class RunCgroups:
     """The cgroups of one run's bots; ``remove`` (also at exit) takes them all away."""
 
-    def __init__(self, support: Support):
+    def __init__(self, support: Support, turns: bool = False):
+        """``turns``: each bot process gets a freezer cgroup too (``--cpu-turns``)."""
         self.support = support
         sweep(support)
         name = f"referee-{os.getpid()}-{secrets.token_hex(3)}"
+        freezer = freezer_parent() if turns else None
+        if turns and freezer is None:
+            raise CgroupError("--cpu-turns: no writable cgroup v1 freezer hierarchy here")
+        self.freezer = None if freezer is None else freezer / name
         self.dirs = tuple(p / name for p in support.parents)
         self._bots: dict[str, BotCgroup] = {}
         try:
-            for d in self.dirs:
+            for d in self.all_dirs:
                 d.mkdir()
             if support.version == "v2":
                 _write(self.dirs[0] / "cgroup.subtree_control", "+memory +pids")
@@ -242,15 +282,26 @@ class RunCgroups:
             raise CgroupError(f"cannot make cgroup {name}: {exc}") from None
         atexit.register(self.remove)
 
-    @classmethod
-    def create(cls) -> RunCgroups | None:
-        """The run's cgroups, or None where this machine offers none."""
-        support = detect()
-        return cls(support) if support.version else None
+    @property
+    def all_dirs(self) -> tuple[Path, ...]:
+        return self.dirs + ((self.freezer,) if self.freezer is not None else ())
 
-    def bot(self, label: str, memory_bytes: int, tasks: int, bot: str) -> BotCgroup:
+    @classmethod
+    def create(cls, turns: bool = False) -> RunCgroups | None:
+        """The run's cgroups, or None where this machine offers none (CgroupError when
+        ``turns`` asks for a freezer it does not offer)."""
+        support = detect()
+        if support.version:
+            return cls(support, turns)
+        if turns:
+            raise CgroupError("--cpu-turns: no writable cgroup v1 hierarchies here")
+        return None
+
+    def bot(self, label: str, memory_bytes: int, tasks: int, bot: str,
+            cores: float = 0.0) -> BotCgroup:
         """A new cgroup for one process tree of bot ``bot``: at most ``memory_bytes`` (0:
-        no cap) and ``tasks`` processes and threads."""
+        no cap) and ``tasks`` processes and threads; where ``cores``, the bot's processes
+        together use at most that many CPU cores (its CPU group's quota)."""
         if label in self._bots:
             self._bots.pop(label).remove()
         dirs = tuple(d / label for d in self.dirs[:2])
@@ -259,6 +310,9 @@ class RunCgroups:
         try:
             if self.support.cpu:
                 dirs[2].parent.mkdir(exist_ok=True)
+                if cores:
+                    _write(dirs[2].parent / "cpu.cfs_period_us", str(CPU_PERIOD_US))
+                    _write(dirs[2].parent / "cpu.cfs_quota_us", str(round(cores * CPU_PERIOD_US)))
             for d in dirs:
                 d.mkdir()
             if self.support.version == "v1":
@@ -280,6 +334,13 @@ class RunCgroups:
                 if d.exists():
                     _rmdir(d)
             raise CgroupError(f"cannot set up cgroup {dirs[0]}: {exc}") from None
+        if self.freezer is not None:
+            try:
+                (self.freezer / label).mkdir()
+            except OSError as exc:
+                BotCgroup(dirs).remove()
+                raise CgroupError(f"cannot set up cgroup {self.freezer / label}: {exc}") from None
+            dirs += (self.freezer / label,)
         group = BotCgroup(dirs)
         self._bots[label] = group
         return group
@@ -297,11 +358,11 @@ class RunCgroups:
         for group in self._bots.values():
             group.remove()
         self._bots.clear()
-        for d in self.dirs:
+        for d in self.all_dirs:
             _remove_tree(d)
         atexit.unregister(self.remove)
 
     def _remove_dirs(self) -> None:
-        for d in self.dirs:
+        for d in self.all_dirs:
             if d.exists():
                 _rmdir(d)

@@ -1,6 +1,7 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
-Starts the bot, waits for its hello, plays the game's scripted turns (``Game.check_turns``:
+Starts the bot as a run starts its bots (the same sandbox, limits and cgroups:
+``referee.confine``), waits for its hello, plays the game's scripted turns (``Game.check_turns``:
 positions a bot most easily gets wrong), judging each answer with the game
 (``Game.judge``), sends a game end, then ``bye``, and reports each step as PASS or FAIL
 with the reason. A failure after which the bot cannot be asked anything more (it
@@ -22,12 +23,13 @@ from rich.text import Text
 
 from leaderboards import inert
 from protocol.codec import MessageError
-from protocol.messages import ActionReply, parse_bot_message
+from protocol.messages import ActionReply, new_seq, parse_bot_message
+from referee.confine import Confinement
 from referee.games.api import Game
 from referee.hub import Hub
 from referee.logs import LogPump
-from referee.process import BotLimits, BotProcess, BotSpec
-from referee.sandbox import Sandbox
+from referee.process import BotLimits, BotSpec
+from referee.sandbox import masks
 
 
 class CheckFailed(Exception):
@@ -39,21 +41,24 @@ class CheckFailed(Exception):
 
 
 class _Session:
-    def __init__(self, spec: BotSpec, rules: Game, start_ms: int, log_dir: Path):
-        self.hub: Hub[str] = Hub()
+    def __init__(self, spec: BotSpec, rules: Game, start_ms: int, log_dir: Path,
+                 confinement: Confinement):
+        limits = confinement.limits
+        self.hub: Hub[str] = Hub(other_users=limits.ids_for(
+            0, confinement.sandbox.kind != "none") is not None)
         self.peer = "bot"
         token = self.hub.new_token(self.peer, spec.name)
-        self.logs = LogPump(BotLimits().log_bytes)
+        self.logs = LogPump(limits.log_bytes)
         try:
-            self.proc = BotProcess(spec, self.hub.endpoint, token, log_dir, "check",
-                                   BotLimits(), self.logs, Sandbox(), game=rules.name)
+            self.proc = confinement.start(spec, self.hub.endpoint, token, log_dir, "check",
+                                          self.logs, game=rules.name,
+                                          hide=masks(spec.path, [spec.path], log_dir.parent))
         except OSError as exc:  # the system refused to run it (not a program, ...)
             self.hub.close()
             self.logs.close()
             raise CheckFailed(f"could not be started: {exc.strerror or exc}",
                               fatal=True) from None
         self.hub.launched(self.peer, self.proc.pid)
-        self.seq = 0
         self.start_ms = start_ms
 
     def hello(self) -> None:
@@ -71,11 +76,10 @@ class _Session:
                           "REFEREE_TOKEN are in its environment)", fatal=True)
 
     def send(self, msg: dict[str, Any]) -> int:
-        self.seq += 1
-        msg["seq"] = self.seq
+        seq = msg["seq"] = new_seq()
         if not self.hub.send(self.peer, msg):
             raise CheckFailed("the bot's connection is gone", fatal=True)
-        return self.seq
+        return seq
 
     def request(self, msg: dict[str, Any], timeout_ms: int) -> Any:
         seq = self.send(msg)
@@ -128,15 +132,27 @@ def _play_turn(s: _Session, rules: Game, view: dict[str, Any], move_ms: int) -> 
 
 
 def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: Console,
-              log_dir: Path) -> int:
+              log_dir: Path, sandbox: str, limits: BotLimits) -> int:
     """Print one PASS/FAIL line per step of game ``rules``; 0 if all pass, 1 if any
-    fails, 3 if it can't start. The bot's stdout and stderr go to ``log_dir``. What the
-    bot wrote or is named is printed inert (``leaderboards.inert``)."""
+    fails, 3 if it can't start. The bot runs in ``sandbox`` (resolved: ``bwrap`` or
+    ``none``) under ``limits``, held as a run's bots are (``referee.confine``); its
+    stdout and stderr go to ``log_dir``. What the bot wrote or is named is printed inert
+    (``leaderboards.inert``)."""
     def line(mark: tuple[str, str] | str, text: str) -> None:
         console.print(Text.assemble(mark, inert.terminal(text)), soft_wrap=True)
 
+    confinement = Confinement.open(sandbox, limits)
     try:
-        s = _Session(spec, rules, start_ms, log_dir)
+        return _check(spec, rules, move_ms, start_ms, log_dir, confinement, line)
+    finally:
+        for note in confinement.close():
+            line("", note)
+
+
+def _check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, log_dir: Path,
+           confinement: Confinement, line: Callable[..., None]) -> int:
+    try:
+        s = _Session(spec, rules, start_ms, log_dir, confinement)
     except CheckFailed as exc:
         line(("FAIL ", "bold red"), f"start and hello: {exc}")
         return 3

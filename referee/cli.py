@@ -48,6 +48,7 @@ from leaderboards import (
 )
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
+from referee.cgroup import cpu_cap_problem, freezer_parent
 from referee.cluster import Cluster, ClusterError, ClusterPool, connect
 from referee.config import (
     FORMATS,
@@ -76,12 +77,20 @@ from referee.process import (
     BotFileError,
     BotLimits,
     BotNotRunnable,
+    BotSpec,
     closed_to_others,
     describe_isolation,
     resolve_bots,
 )
 from referee.progress import LiveBoard, SprtProgress, print_standings, run_report
-from referee.rundir import CONFIG_FILE, check_out, storage_error, write_text
+from referee.rundir import (
+    CONFIG_FILE,
+    RunFileError,
+    check_out,
+    read_config,
+    storage_error,
+    write_text,
+)
 from referee.runner import BotStartError, Runner
 from referee.sandbox import SandboxError, hosting_paths, resolve
 from referee.show.html import REPLAY_FILE, replay_after_run
@@ -181,9 +190,20 @@ RunAsOpt = Annotated[str | None, typer.Option(
     help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
          "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
-    help="auto (bwrap if it works here, else none), bwrap (bubblewrap: each bot sees only "
-         "its files, no network, no other process) or none (trusted bots).")]
+    help="auto (bwrap; none only where bubblewrap is missing or this kernel cannot run it, "
+         "said at the start; a failed or slow trial of it stops instead), bwrap "
+         "(bubblewrap: each bot sees only its files, no network, no other process) or none "
+         "(trusted bots).")]
 DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
+CoresOpt = Annotated[float, typer.Option(
+    help="CPU cores each bot may use at most, all its processes together, e.g. 0.5 (0: no "
+         "cap; needs a writable cgroup v1 cpu hierarchy). Caps that add up to no more than "
+         "the machine's cores keep bots from slowing each other (SECURITY.md, Collusion).")]
+TurnsOpt = Annotated[bool, typer.Option(
+    "--cpu-turns", help="Only the bots asked to act run (one at a time with --concurrency "
+                        "1); every other bot process that has said hello is frozen "
+                        "(cgroup v1 freezer) until its turn: bots cannot feel each other's "
+                        "CPU use (SECURITY.md, Collusion).")]
 ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
@@ -193,12 +213,18 @@ LogCapOpt = Annotated[str, typer.Option(
 
 
 def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None, disk: str = "64M") -> BotLimits:
+                run_as: str | None, disk: str = "64M", cores: float = 0.0,
+                turns: bool = False) -> BotLimits:
     if procs < 0 or files < 0:
         raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
     limits = BotLimits(memory_mb=memory_limit_mb(memory), cpu_s=cpu_limit_s(cpu),
                        procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
-                       disk_mb=parse_size(disk) >> 20)
+                       disk_mb=parse_size(disk) >> 20, cores=cores, turns=turns)
+    if (why := cpu_cap_problem(cores)) is not None:
+        raise ConfigError(f"--limit-cores {cores:g}: {why}")
+    if turns and freezer_parent() is None:
+        raise ConfigError("--cpu-turns: this machine has no writable cgroup v1 freezer "
+                          "hierarchy to stop bots in")
     if limits.disk_mb < 1:
         raise ConfigError(f"--limit-disk {disk}: give at least 1M")
     if run_as is not None:
@@ -215,6 +241,16 @@ def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
     return limits
 
 
+def check_run_as(specs: list[BotSpec], sandbox: str, limits: BotLimits) -> None:
+    """ConfigError if bots run as other users without a sandbox cannot run this Python."""
+    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
+    closed = closed_to_others(hosting_paths()) if hosted else None
+    if sandbox == "none" and limits.run_as is not None and closed:
+        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
+                          f"packages ({closed} is closed to them); install it where they "
+                          "can, or use --sandbox bwrap")
+
+
 def make_config(bot_args: list[str], game: Game, players: int | None, games: int,
                 seed: int | None, move_time: str, time_bank: str, concurrency: int,
                 max_faults: int, start_timeout: str, out: Path | None,
@@ -228,12 +264,8 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
     sandbox = "none" if in_process else resolve(sandbox)[0]
-    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
-    closed = closed_to_others(hosting_paths()) if hosted else None
-    if sandbox == "none" and limits.run_as is not None and not in_process and closed:
-        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
-                          f"packages ({closed} is closed to them); install it where they "
-                          "can, or use --sandbox bwrap")
+    if not in_process:
+        check_run_as(specs, sandbox, limits)
     if format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
     allowed = game.seats
@@ -339,13 +371,15 @@ def run(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
+    cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
     try:
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk)
+                             run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
         config = make_config(list(bots) + list(more_bots or []), kind, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
@@ -379,12 +413,15 @@ def join_cluster(address: str | None) -> Cluster | None:
 def resume(
     run_dir: Annotated[Path, typer.Argument(help="The run directory of an unfinished run.")],
     cluster: ClusterOpt = None,
+    trust: Annotated[bool, typer.Option(
+        "--trust", help="Resume a run this host did not seal (made elsewhere, or before "
+                        "seals): you vouch for its bots and settings (SECURITY.md).")] = False,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
     test and exits as `referee sprt` does."""
     try:
-        config = load_config(run_dir)
+        config = load_config(run_dir, trust)
         check_out(config.out, new_run=False)
         if cluster is not None and config.in_process:
             raise ConfigError("--cluster plays bot processes; this run is played in-process")
@@ -414,6 +451,9 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
     except JournalError as exc:  # resume: a journal line in the middle is not a record
         say(f"{exc}; mend or remove that line, then resume again", "error: ")
         return EXIT_USAGE
+    except RunFileError as exc:  # a link or a FIFO where the run writes (rundir.open_in)
+        say(str(exc), "error: ")
+        return EXIT_USAGE
     except KeyboardInterrupt as exc:
         say(f"interrupted: the finished games are in {config.out}")
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
@@ -429,7 +469,7 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
         log = config.out / "error.log"
         try:
             log.parent.mkdir(parents=True, exist_ok=True)
-            log.write_text(traceback.format_exc())
+            write_text(log, traceback.format_exc())
             where = f"traceback in {log}"
         except OSError as log_exc:
             where = f"no traceback: {log} cannot be written: {log_exc.strerror}"
@@ -624,8 +664,7 @@ def rate(
                 raise ConfigError(f"{run_dir} is not a run directory (no {GAMES_FILE})")
             records += read_results(run_dir,
                                     warn=say)
-            cfg = run_dir / "config.json"
-            config = json.loads(cfg.read_text())["config"] if cfg.is_file() else {}
+            config = read_config(run_dir)
             configs.append(config)
             per_run.append(run_settings(config))
             varying.append(set(varying_settings(config)))
@@ -701,6 +740,8 @@ def sprt(
     sandbox: SandboxOpt = "auto",
     run_as: RunAsOpt = None,
     limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
+    cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
@@ -718,7 +759,7 @@ def sprt(
         if elo0 >= elo1:
             raise ConfigError("--elo0 must be below --elo1")
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
-                             run_as, limit_disk)
+                             run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
         config = replace(make_config([candidate, baseline], kind, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
@@ -808,22 +849,37 @@ def check(
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
     out: Annotated[Path | None, typer.Option(
         help="Where the bot's logs go (default: a new folder under runs/).")] = None,
+    sandbox: SandboxOpt = "auto",
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
+    run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
 ) -> None:
-    """Start a bot, do the handshake and the game's scripted turns, and say whether it
-    complies."""
+    """Start a bot, held as `referee run` holds its bots, do the handshake and the
+    game's scripted turns, and say whether it complies."""
     from referee.check import run_check
 
     try:
         kind = resolve_game(game, param, rules)
         move_ms, start_ms = parse_duration(move_time), parse_duration(start_timeout)
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as, limit_disk, limit_cores)
+        confined = resolve(sandbox)[0]
         spec = resolve_bots([bot])[0]
+        check_run_as([spec], confined, limits)
     except BotNotRunnable as exc:
         say(f"start and hello: {exc}", "FAIL ", to=console)
         raise typer.Exit(EXIT_BOT_START) from None
-    except (ConfigError, BotFileError) as exc:
+    except (ConfigError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     out = out or default_out(f"check-{spec.name.replace('/', '_')}")
-    raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs"))
+    say(describe_isolation(confined, limits), to=console)
+    raise typer.Exit(run_check(spec, kind, move_ms, start_ms, console, out / "logs",
+                               confined, limits))
 
 
 @app.command("play")
@@ -897,7 +953,7 @@ def verify(
         raise fail(EXIT_USAGE, f"no run directory {run_dir}")
     try:
         report = verify_run(run_dir, complete=not unfinished)
-    except SecretError as exc:
+    except (SecretError, RunFileError) as exc:  # a file that cannot be read as it is
         raise fail(EXIT_USAGE, str(exc)) from None
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None

@@ -14,7 +14,8 @@ from typing import Any
 from referee.deals import Deals, run_deals
 from referee.games import DEFAULT_GAME
 from referee.journal import game_of
-from referee.process import BotLimits, BotSpec, bot_spec
+from referee.process import BotLimits, BotSpec, bot_spec, check_name
+from referee.rundir import brief
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 
@@ -79,6 +80,7 @@ def cpu_limit_s(text: str) -> int:
 
 
 FORMATS = ("round-robin", "gauntlet", "tables")
+SANDBOX_MODES = ("none", "bwrap")  # what a run records: ``auto`` resolved
 
 
 @dataclass(frozen=True)
@@ -143,8 +145,17 @@ class RunConfig:
             raise ConfigError(f"{out} was started by an older referee, whose deals followed "
                               "from 63-bit seeds; this one cannot resume it (`referee verify` "
                               "and `referee rate` still read it)")
+        if d.get("sandbox", "none") not in SANDBOX_MODES \
+                or not isinstance(d.get("in_process", False), bool):
+            raise ConfigError(f"{out}: sandbox {brief(d.get('sandbox'))}, in_process "
+                              f"{brief(d.get('in_process'))}: not a configuration the referee "
+                              "writes")
         bots = []
         for b in d["bots"]:
+            check_name(b["name"])
+            if not Path(b["path"]).is_absolute():
+                raise ConfigError(f"bot {brief(b['name'])}: {brief(b['path'])} is not an "
+                                  "absolute path: not a configuration the referee writes")
             spec = bot_spec(b["name"], Path(b["path"]))
             if spec.sha256 != b["sha256"]:
                 raise ConfigError(f"bot {b['name']}: {b['path']} changed since the run "

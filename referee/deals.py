@@ -33,6 +33,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from referee.rundir import RunFileError, open_read
+
 SECRET_FILE = "secret.key"
 SECRET_BYTES = 32        # what a run draws, and the least a --secret-file must hold
 MAX_SECRET_BYTES = 4096  # a --secret-file beyond this is a mistake (a device, a log)
@@ -126,8 +128,10 @@ def load_secret(run_dir: Path) -> bytes:
     """The deal secret of the run in ``run_dir``; SecretError if it is gone or unreadable."""
     path = Path(run_dir) / SECRET_FILE
     try:
-        with open(path, "rb") as f:
+        with open_read(Path(run_dir), path) as f:
             key = f.read(MAX_SECRET_BYTES + 1)
+    except RunFileError as exc:
+        raise SecretError(str(exc)) from None
     except FileNotFoundError:
         raise SecretError(f"{path} is missing: this run's deals are keyed by it (restore it, "
                           "e.g. from the file given as --secret-file)") from None

@@ -50,6 +50,7 @@ from referee.journal import read_games
 from referee.logs import game_marker
 from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
+from referee.rundir import open_append
 from referee.schedule import ScheduledGame
 from referee.seatrandom import SeatRandom
 from referee.tournament import ProgressFn, Tournament
@@ -236,13 +237,9 @@ class LocalRunner(Tournament):
     def _log(self, match: Match, seat: int, text: str) -> None:
         """Put ``text`` and the exception being handled in the bot's log."""
         name = match.names[seat]
-        log = self.log_path(name)
-        log.parent.mkdir(parents=True, exist_ok=True)
-        with open(log, "a", encoding="utf-8") as f:
+        with open_append(self.config.out, self.log_path(name)) as f:
             mark = self._game_marks.pop(name, None)
-            if mark:
-                f.write(mark)
-            f.write(f"{text}\n{traceback.format_exc()}")
+            f.write(f"{mark or ''}{text}\n{traceback.format_exc()}".encode())
 
 
 def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,

@@ -8,7 +8,6 @@ both formats.
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import sys
@@ -18,25 +17,25 @@ from typing import Any
 
 from leaderboards.report import VOLATILE_FIELDS
 from referee.games import LEGACY_GAME, legacy_params
+from referee.rundir import (  # noqa: F401 - GAMES_FILE ... StorageError: the journal's names
+    GAMES_FILE,
+    MAX_LINE_BYTES,
+    STORAGE_ERRNOS,
+    TRANSCRIPTS_FILE,
+    RunFileError,
+    StorageError,
+    load_json,
+    open_in,
+    open_read,
+)
 
-GAMES_FILE = "games.jsonl"
-TRANSCRIPTS_FILE = "transcripts.jsonl"
 SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
 # Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults`` (JOURNAL.md).
 TRANSCRIPT_SCHEMA_VERSION = 3
 
 
-class JournalError(ValueError):
+class JournalError(RunFileError):
     """A journal line that is not a valid record (other than a torn last line)."""
-
-
-class StorageError(Exception):
-    """A file of the run directory that could not be written (a full disk, a file
-    system gone read-only): the run stops; what the journal holds stays whole."""
-
-
-# A write that fails with one of these failed for want of room or of a writable disk.
-STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG, errno.EIO})
 
 
 class Journal:
@@ -48,9 +47,9 @@ class Journal:
         self._fds: list[int] = []
         try:
             for path in self._paths:
-                self._fds.append(os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT
-                                         | os.O_CLOEXEC, 0o644))
-        except OSError:
+                self._fds.append(open_in(run_dir, path, os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                                         0o644))
+        except (OSError, RunFileError):
             self.close()
             raise
 
@@ -117,9 +116,11 @@ def repair_journal(run_dir: Path, warn: Any = None) -> None:
     game is played again and its new transcript supersedes it."""
     for name in (GAMES_FILE, TRANSCRIPTS_FILE):
         path = Path(run_dir) / name
-        if not path.exists():
+        try:
+            fd = open_in(Path(run_dir), path, os.O_RDWR)
+        except FileNotFoundError:
             continue
-        with open(path, "rb+") as f:
+        with os.fdopen(fd, "rb+") as f:
             data = f.read()
             keep = data.rfind(b"\n") + 1
             if keep < len(data):
@@ -129,23 +130,28 @@ def repair_journal(run_dir: Path, warn: Any = None) -> None:
 
 
 def read_lines(path: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
-    """The records of a JSON-lines file. A torn last line (a run killed mid-write) is
+    """The records of a JSON-lines file of a run directory (``rundir.open_read``, each
+    line capped by ``rundir.load_json``). A torn last line (a run killed mid-write) is
     dropped with a warning through ``warn``; a bad line elsewhere is a JournalError that
     names the file and the line."""
-    if not path.exists():
+    path = Path(path)
+    cap = MAX_LINE_BYTES.get(path.name, MAX_LINE_BYTES[TRANSCRIPTS_FILE])
+    try:
+        f = open_read(path.parent, path)
+    except FileNotFoundError:
         return
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for i, line in enumerate(f, 1):
+    with f:
+        for i, line in enumerate(iter(lambda: f.readline(cap + 1), b""), 1):
             try:
-                rec = json.loads(line)
+                rec = load_json(line, f"{path}:{i}", cap, "a journal record")
                 if not isinstance(rec, dict):
-                    raise ValueError("not an object")
-            except ValueError as exc:
-                if not line.endswith("\n"):  # only the last line can lack it
+                    raise JournalError(f"{path}:{i}: not a journal record (not an object)")
+            except RunFileError as exc:
+                if not line.endswith(b"\n") and len(line) <= cap:  # only the last can lack it
                     if warn:
                         warn(f"{path}: dropped a torn last line ({len(line)} bytes)")
                     return
-                raise JournalError(f"{path}:{i}: not a journal record ({exc})") from None
+                raise JournalError(str(exc)) from None
             yield rec
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from referee.journal import STORAGE_ERRNOS
+from referee.rundir import STORAGE_ERRNOS, open_append
 
 CHUNK = 1 << 16
 # Reads ``mark`` makes at most to take what the pipe held (64 kB by default, and at most
@@ -56,7 +56,7 @@ class LogPump:
     >>> folder = Path(tempfile.mkdtemp())
     >>> pump = LogPump(cap_bytes=10)
     >>> p = subprocess.Popen(["echo", "hello, world"], stdout=subprocess.PIPE)
-    >>> done = pump.attach(p.stdout, folder / "out.log").done; _ = p.wait(); pump.close()
+    >>> done = pump.attach(p.stdout, folder / "out.log", folder).done; _ = p.wait(); pump.close()
     >>> (folder / "out.log").read_text()
     'hello, wor\\n[referee: 3 more bytes dropped: the log cap is 10 bytes]\\n'
     """
@@ -75,12 +75,13 @@ class LogPump:
         self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
         self._thread.start()
 
-    def attach(self, pipe: IO[bytes], path: Path) -> LogStream:
-        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``."""
+    def attach(self, pipe: IO[bytes], path: Path, root: Path) -> LogStream:
+        """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``, a file
+        of the run directory ``root`` (``rundir.open_append``: no symbolic link followed)."""
         stream = LogStream(pipe, None, path, self.cap_bytes)
         try:
             # Unbuffered: a failed write fails here, not in a flush at close.
-            stream.out = open(path, "ab", buffering=0)  # noqa: SIM115 - the pump closes it
+            stream.out = open_append(root, path)
         except OSError as exc:
             if exc.errno not in STORAGE_ERRNOS:
                 raise  # not for want of room: the run directory is not as we made it

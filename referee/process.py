@@ -27,7 +27,8 @@ from pathlib import Path
 
 from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump, game_marker
-from referee.sandbox import Plan, Sandbox, bwrap_problem
+from referee.rundir import RunFileError, open_read
+from referee.sandbox import Plan, Sandbox, SandboxError, bwrap_problem
 
 UID_BASE = 2_000_000_000  # first uid of sandboxed bots of a root referee (no passwd entry)
 UID_RANGE = "uid-range:"
@@ -43,7 +44,11 @@ class BotLimits:
     process limit (RLIMIT_NPROC) counts every process and thread of the user, not of the
     bot, and the kernel does not apply it to root; in a cgroup, ``procs`` (or
     ``cgroup.DEFAULT_TASKS`` when 0) caps the tasks of the bot's tree. ``disk_mb`` is the
-    size of a sandboxed bot's private ``/tmp``.
+    size of a sandboxed bot's private ``/tmp``. ``cores`` caps the CPU of all of a bot's
+    processes together (a cgroup v1 ``cpu`` quota, ``referee.cgroup``): bots whose caps
+    add up to no more than the machine's cores cannot slow each other down by spinning.
+    ``turns``: each process gets a freezer cgroup, and of the processes that have said
+    hello only those asked to act run (``referee.runner.BotInstance.hold``).
 
     ``run_as``: ``uid-range:BASE`` runs bot instance ``n`` (slot by slot, bot by bot) as
     uid and gid ``BASE + n``, each bot its own user; a user name runs every bot as that
@@ -58,6 +63,8 @@ class BotLimits:
     log_bytes: int = 1 << 20   # kept per stream (stdout, stderr) per process
     run_as: str | None = None  # uid-range:BASE, or a user (the referee must be root)
     disk_mb: int = 64          # a sandboxed bot's private /tmp
+    cores: float = 0.0         # CPU cores at most, the bot's processes together (cgroup)
+    turns: bool = False        # only the processes asked to act run; the others are frozen
 
     def user_ids(self) -> tuple[int, int] | None:
         """(uid, gid) of a ``run_as`` user name; None for none or a uid range; KeyError if
@@ -117,7 +124,10 @@ def become(ids: tuple[int, int]) -> None:
 def describe_isolation(sandbox: str, limits: BotLimits) -> str:
     """The one line a run prints at its start: how its bots are confined."""
     if sandbox == "none":
-        problem = bwrap_problem()
+        try:
+            problem = bwrap_problem()
+        except SandboxError:  # bubblewrap is there, but its trial failed: none was chosen
+            problem = None
         what = ("sandbox: none, bots are trusted"
                 + (f" (bwrap not usable: {problem})" if problem else " (--sandbox none)"))
     elif os.geteuid() == 0:
@@ -132,7 +142,9 @@ def describe_isolation(sandbox: str, limits: BotLimits) -> str:
                  else f"; every bot as user {limits.run_as}")
     memory = (f"memory {limits.memory_mb}M per bot: {detect().describe()}" if limits.memory_mb
               else "memory: no limit")
-    return f"{what}; {memory}"
+    cores = f"; at most {limits.cores:g} cores per bot" if limits.cores else ""
+    turns = "; only the bots asked to act run" if limits.turns else ""
+    return f"{what}; {memory}{cores}{turns}"
 
 
 _PR_SET_PDEATHSIG = 1
@@ -305,19 +317,21 @@ class BotProcess:
         self._token = token
         self._cgroups = cgroups
         self._scratch: str | None = None
-        log_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = log_dir.parent  # the run directory, whose files are reached without links
+        run_dir.mkdir(parents=True, exist_ok=True)
+        self._run_dir = run_dir
         sandboxed = sandbox.kind != "none"
         ids = limits.ids_for(instance, sandboxed)
         self.cgroup = None if cgroups is None else cgroups.bot(
-            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name))
+            label, limits.memory_mb << 20, limits.procs or DEFAULT_TASKS, file_label(spec.name),
+            limits.cores)
+        plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
+                    None if ids is None else ids[0], hide, token, game, kernels)
         if sandboxed:
-            plan = Plan(spec.path.parent, endpoint, limits.disk_mb << 20,
-                        None if ids is None else ids[0], hide, token, game, kernels)
-            command, env = sandbox.wrap(spec.command, plan), plan.env()
+            env = plan.env()
         elif ids is not None:
-            command, env = spec.command, self._own_user_env(endpoint, token, ids)
+            env = self._own_user_env(endpoint, token, ids)
         else:
-            command = spec.command
             env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                    "PYTHONUNBUFFERED": "1"}
         env["REFEREE_GAME"] = game
@@ -334,8 +348,8 @@ class BotProcess:
             die_with_parent(parent)  # again after the user change, which clears it
 
         try:
-            self.popen = subprocess.Popen(
-                command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            self.popen = sandbox.popen(
+                spec.command, plan, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=spec.path.parent, start_new_session=True,
                 preexec_fn=preexec)
         except BaseException:
@@ -347,8 +361,8 @@ class BotProcess:
         # Where this process's part of the log starts (earlier processes of the slot
         # wrote before it).
         self._stderr_from = stderr_log.stat().st_size if stderr_log.exists() else 0
-        self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log"),
-                         logs.attach(self.popen.stderr, log_dir / f"{label}.stderr.log"))
+        self._streams = (logs.attach(self.popen.stdout, log_dir / f"{label}.stdout.log", run_dir),
+                         logs.attach(self.popen.stderr, stderr_log, run_dir))
         self.stderr_path = log_dir / f"{label}.stderr.log"
 
     def _own_user_env(self, endpoint: str, token: str, ids: tuple[int, int]) -> dict[str, str]:
@@ -388,10 +402,10 @@ class BotProcess:
         if self.popen.poll() is not None:
             self._streams[1].done.wait(1.0)
         try:
-            with open(self.stderr_path, "rb") as f:
+            with open_read(self._run_dir, self.stderr_path) as f:
                 f.seek(max(self._stderr_from, f.seek(0, os.SEEK_END) - 4 * n_chars))
                 text = f.read().decode(errors="replace")
-        except OSError:
+        except (OSError, RunFileError):
             return ""
         kept = [ln for ln in text.strip().split("\n")  # a CR is shown, not obeyed
                 if ln.strip() and not ln.startswith("[referee")]
@@ -399,6 +413,11 @@ class BotProcess:
 
     def kill(self, grace_s: float = 0.0) -> None:
         """End the whole process group (after ``grace_s`` for a clean exit) and reap."""
+        if self.cgroup is not None:
+            try:
+                self.cgroup.freeze(False)  # a frozen process dies only once thawed
+            except OSError:
+                pass
         if grace_s and self.popen.poll() is None:
             try:
                 self.popen.wait(grace_s)

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from protocol.codec import MessageError
-from protocol.messages import ActionReply, parse_bot_message
+from protocol.messages import ActionReply, new_seq, parse_bot_message
 from referee.cgroup import RunCgroups
 from referee.config import RunConfig
+from referee.confine import Confinement
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
-from referee.kernelcache import sandbox_kernels
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool
@@ -83,7 +83,7 @@ class BotInstance:
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
-        self._seq = 0
+        self.frozen = False  # --cpu-turns: stopped while it owes no reply
 
     @property
     def label(self) -> str:
@@ -117,13 +117,12 @@ class BotInstance:
         token = hub.new_token(self, self.spec.name)
         cfg = self.runner.config
         try:
-            self.process = BotProcess(
-                self.spec, hub.endpoint, token, cfg.out / "logs", self.label, cfg.limits,
-                self.runner.logs, Sandbox(cfg.sandbox),
+            self.process = self.runner.confinement.start(
+                self.spec, hub.endpoint, token, cfg.out / "logs", self.label,
+                self.runner.logs,
                 instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
                 hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
-                cgroups=self.runner.cgroups, game=self.runner.rules.name,
-                kernels=self.runner.kernels)
+                game=self.runner.rules.name)
         except OSError as exc:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
@@ -131,8 +130,7 @@ class BotInstance:
             raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
                                 f"started: {exc.strerror or exc}") from None
         hub.launched(self, self.process.pid)
-        self.ready, self.refused = False, None
-        self._seq = 0  # each process numbers its messages from 1 (SPEC.md section 4)
+        self.ready, self.refused, self.frozen = False, None, False
         self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
 
     def awaits_reply(self) -> bool:
@@ -142,10 +140,30 @@ class BotInstance:
             and table.seats[table.pending.seat] is self
 
     def send(self, message: dict[str, Any]) -> int | None:
-        """Send with the next sequence number; None if the bot is not reachable."""
-        self._seq += 1
-        message["seq"] = self._seq
-        return self._seq if self.runner.hub.send(self, message) else None
+        """Send with a fresh random ``seq`` (``new_seq``), which it returns; None if the
+        bot is not reachable. With ``--cpu-turns`` a request lets this process run and
+        stops every other process of the run that has said hello and owes no reply
+        (``hold``)."""
+        if message["type"] == "act" and self.runner.config.limits.turns:
+            for inst in self.runner.instances:
+                if inst.ready:
+                    inst.hold(inst is not self and not inst.awaits_reply())
+        seq = message["seq"] = new_seq()
+        return seq if self.runner.hub.send(self, message) else None
+
+    def hold(self, frozen: bool) -> None:
+        """Stop (``frozen``) or let run every process of this instance, where it has a
+        freezer cgroup (``--cpu-turns``): two processes that owe no reply then never run
+        at the same time, so neither can feel the other's use of the CPU, nor relay it
+        through a third."""
+        process = self.process
+        if process is None or process.cgroup is None or self.frozen == frozen:
+            return
+        try:
+            process.cgroup.freeze(frozen)
+            self.frozen = frozen
+        except OSError:  # its cgroup is gone with it
+            pass
 
     def why_unreachable(self) -> str:
         """Why a send to this bot failed: usually its process is exiting, so wait a
@@ -193,8 +211,8 @@ class Runner(Tournament):
         other_users = config.limits.ids_for(0, config.sandbox != "none") is not None
         self.hub: Hub[BotInstance] = Hub(other_users=other_users,
                                          awaits=BotInstance.awaits_reply)
-        self.cgroups: RunCgroups | None = None
-        self.kernels: Path | None = None  # compiled evaluator kernels for the sandboxes
+        self.confinement = Confinement(Sandbox(config.sandbox), config.limits)  # by open
+        self.cgroups: RunCgroups | None = None  # the confinement's
         self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
         self.counters = {b.name: BotCounters() for b in config.bots}
@@ -236,9 +254,8 @@ class Runner(Tournament):
 
     def open(self) -> None:
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
-        self.cgroups = RunCgroups.create()
-        ids = self.config.limits.ids_for(0, sandboxed=True)
-        self.kernels = sandbox_kernels(Sandbox(self.config.sandbox), ids and ids[0])
+        self.confinement = Confinement.open(self.config.sandbox, self.config.limits)
+        self.cgroups = self.confinement.cgroups
         self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:
@@ -343,6 +360,8 @@ class Runner(Tournament):
         table.start()
 
     def _finish(self, slot: int, table: Table) -> None:
+        for inst in table.seats:
+            inst.hold(False)
         table.finish()
         self.tables[slot] = None
         self.pool.release(table.seats)
@@ -421,6 +440,7 @@ class Runner(Tournament):
         """End every bot process group (politely first) and the hub."""
         live = [i for i in self.instances if i.process is not None]
         for inst in live:
+            inst.hold(False)  # a frozen process could not say goodbye
             if inst.ready:
                 inst.send({"type": "bye"})
         deadline = time.perf_counter() + 1.0
@@ -430,5 +450,7 @@ class Runner(Tournament):
         self.hub.close()
         self.carriers.close()
         self.logs.close()
-        if self.cgroups is not None:
-            self.cgroups.remove()
+        for note in self.confinement.close():  # a kernel cache the bots changed
+            if self.warn is not None:
+                self.warn(note)
+        self.cgroups = None

@@ -6,7 +6,8 @@ bubblewrap in an empty root of its own that holds only: ``/usr`` and the ``/bin`
 (its prefix) and the SDK's packages (``/opt/referee``), the evaluator's compiled
 kernels (``/opt/kernels``, ``referee.kernelcache``), the bot's own directory, all
 read-only; a private ``/tmp`` capped at ``--limit-disk`` (its ``HOME`` is ``/tmp/home``);
-its own ``/proc``, pid, ipc, uts and network namespaces (no network, not even loopback);
+its own ``/proc`` (without the files that count for the whole machine: ``PROC_MASKS``),
+pid, ipc, uts and network namespaces (no network, not even loopback);
 and the directory of its endpoint, read-only (it can connect to the socket, not rename,
 remove or replace it). Its environment holds only the variables of ``Plan.env``, given
 to bubblewrap, which passes them on (never on its command line, which every user of
@@ -16,7 +17,11 @@ When the referee is root, bubblewrap builds that root with root's rights and the
 bot becomes an unprivileged uid of its own (``setpriv``), with no capabilities; otherwise
 bubblewrap puts it in a user namespace as the referee's own (non-root) uid.
 
-``auto`` is bwrap where it works, else none.
+``auto`` is bwrap where it works, else none: only where bubblewrap is missing or this
+kernel cannot give it what it needs (``bwrap_problem``), never because its trial start
+failed for another reason or was slow (that stops the command instead). Every bot
+process of every command starts through ``Sandbox.popen``, which also hands bubblewrap
+the seccomp filter of ``referee.seccomp``.
 
 >>> Sandbox("none").wrap(["bot"], Plan(Path("/w/bot"), "ipc:///tmp/r/router"))
 ['bot']
@@ -30,8 +35,11 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
+
+from referee import seccomp
 
 SANDBOXES = ("auto", "none", "bwrap")
 # What the SDK host (protocol.host) imports: the games' packages (referee.games) decode
@@ -45,6 +53,12 @@ HOME = SCRATCH / "home"
 # What an interpreter may need of /etc (the loader's cache, Debian's alternatives links).
 ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime")
 SYSTEM_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# What of /proc counts for the whole machine (memory, CPU time, load, interrupts, open
+# files): a sender's use shows in it, so two sandboxes could signal through it. Masked
+# where this kernel has it (reading it is refused); the seccomp filter refuses sysinfo(2).
+PROC_MASKS = ("meminfo", "stat", "loadavg", "vmstat", "uptime", "diskstats", "interrupts",
+              "softirqs", "zoneinfo", "buddyinfo", "pagetypeinfo", "schedstat", "pressure",
+              "sys")
 
 
 class SandboxError(ValueError):
@@ -64,6 +78,7 @@ class Plan:
     game: str = ""                # the run's game (REFEREE_GAME: the SDK loads it early)
     kernels: Path | None = None   # compiled kernels, bound read-only at KERNELS_MOUNT ...
     compile_kernels: bool = False  # ... or writable, as the process's own numba cache
+    seccomp_fd: int | None = None  # referee.seccomp's filter, for bubblewrap to install
 
     def env(self) -> dict[str, str]:
         """The whole environment of a sandboxed bot."""
@@ -79,23 +94,50 @@ class Plan:
         return env
 
 
+# A trial start slower than this means a machine that is stuck, not one without
+# bubblewrap: the command stops (fails closed) rather than run the bots unsandboxed.
+PROBE_TIMEOUT_S = 300
+# What bubblewrap's last line says where this kernel or machine cannot give it what it
+# needs (user namespaces, mounts, seccomp): only then may ``auto`` run without it.
+_CANNOT_WORK = ("namespace", "not permitted", "permission denied", "invalid argument",
+                "not implemented", "not supported")
+
+
 @functools.cache
 def bwrap_problem() -> str | None:
-    """Why bubblewrap cannot sandbox a bot here, or None if it can (tried once)."""
+    """Why bubblewrap cannot sandbox a bot on this machine, or None if it can (tried
+    once). SandboxError when the trial failed for another reason (it was killed, the
+    system was out of processes or memory, it took longer than PROBE_TIMEOUT_S): that
+    says nothing of what this machine can do, so no one may fall back on it."""
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         return "setpriv (util-linux) is missing: a root referee needs it to drop bots' rights"
-    probe = Sandbox("bwrap").wrap(["/bin/true"], Plan(Path("/usr"), "tcp://127.0.0.1:1",
-                                                      uid=65534 if os.geteuid() == 0 else None))
     try:
-        res = subprocess.run(probe, capture_output=True, text=True, timeout=10, env={})
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"bubblewrap failed to start: {exc}"
-    if res.returncode != 0:
-        last = (res.stderr.strip().splitlines() or [f"exit code {res.returncode}"])[-1]
+        seccomp.program()
+    except seccomp.SeccompUnsupported as exc:
+        return str(exc)
+    plan = Plan(Path("/usr"), "tcp://127.0.0.1:1", uid=65534 if os.geteuid() == 0 else None)
+    unsandboxed = "the bots are not run unsandboxed: try again, or give --sandbox none to " \
+        "trust them"
+    try:
+        probe = Sandbox("bwrap").popen(["/bin/true"], plan, env={}, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True)
+    except OSError as exc:
+        raise SandboxError(f"bubblewrap's trial start failed: {exc}; {unsandboxed}") from None
+    with probe:
+        try:
+            _, err = probe.communicate(timeout=PROBE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            probe.kill()
+            raise SandboxError(f"bubblewrap's trial start took over {PROBE_TIMEOUT_S} s (is "
+                               f"the machine overloaded?); {unsandboxed}") from None
+    if probe.returncode == 0:
+        return None
+    last = (err.strip().splitlines() or [f"exit code {probe.returncode}"])[-1]
+    if probe.returncode > 0 and any(w in last.lower() for w in _CANNOT_WORK):
         return f"bubblewrap does not work here: {last}"
-    return None
+    raise SandboxError(f"bubblewrap's trial start failed ({last}); {unsandboxed}")
 
 
 def resolve(kind: str) -> tuple[str, str | None]:
@@ -199,7 +241,14 @@ class Sandbox:
         for name in ETC_FILES:
             if (Path("/etc") / name).exists():
                 args += _ro_bind(Path("/etc") / name)
-        args += ["--proc", "/proc", "--dev", "/dev",
+        args += ["--proc", "/proc"]
+        for name in PROC_MASKS:
+            host = Path("/proc") / name
+            if host.is_dir():
+                args += ["--tmpfs", str(host)]
+            elif host.exists():
+                args += ["--ro-bind", "/dev/null", str(host)]
+        args += ["--dev", "/dev",
                  "--perms", "1777", "--size", str(plan.disk_bytes), "--tmpfs", str(SCRATCH),
                  "--perms", "0777", "--dir", str(HOME)]
         for d in interpreter_dirs():
@@ -217,6 +266,8 @@ class Sandbox:
             ipc_dir = Path(plan.endpoint.removeprefix("ipc://")).parent
             args += _dirs_for(ipc_dir, made) + _ro_bind(ipc_dir)
         args += ["--chdir", str(plan.bot_dir)]
+        if plan.seccomp_fd is not None:
+            args += ["--seccomp", str(plan.seccomp_fd)]
         if os.geteuid() == 0:
             if plan.uid is None:
                 raise SandboxError("a root referee must give each sandboxed bot a uid")
@@ -228,3 +279,15 @@ class Sandbox:
         else:
             args += ["--unshare-user", "--disable-userns"]
         return [*args, "--", *command]
+
+    def popen(self, command: list[str], plan: Plan, **popen: Any) -> subprocess.Popen:
+        """Start ``command`` in this sandbox (``popen``: subprocess.Popen's arguments; the
+        environment is the caller's to give, ``plan.env()`` for a sandboxed bot)."""
+        if self.kind == "none":
+            return subprocess.Popen(command, **popen)
+        fd = seccomp.filter_fd()
+        try:
+            plan = replace(plan, seccomp_fd=fd)
+            return subprocess.Popen(self.wrap(command, plan), pass_fds=(fd,), **popen)
+        finally:
+            os.close(fd)

@@ -25,6 +25,7 @@ from leaderboards.sprt import Sprt, game_score
 from referee.cluster import Cluster, ClusterPool
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
+from referee.rundir import read_json, write_text
 from referee.runner import Runner
 from referee.tournament import Tournament
 
@@ -90,17 +91,14 @@ class SprtMatch:
         }
 
     def write(self, run_dir: Path) -> None:
-        path = run_dir / SPRT_FILE
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
-        tmp.replace(path)  # whole or not at all, even under kill -9
+        write_text(run_dir / SPRT_FILE, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
 def load_test(run_dir: Path) -> tuple[Sprt, int]:
     """The test and ``max_games`` an SPRT run was started with (from ``sprt.json``)."""
     path = Path(run_dir) / SPRT_FILE
     try:
-        test = json.loads(path.read_text())["test"]
+        test = read_json(Path(run_dir), SPRT_FILE)["test"]
         return (Sprt(float(test["elo0"]), float(test["elo1"]), float(test["alpha"]),
                      float(test["beta"])), int(test["max_games"]))
     except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -27,7 +27,7 @@ from typing import Any
 
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
-from referee.deals import private_run_dir, store_secret
+from referee.deals import SecretError, private_run_dir, store_secret
 from referee.games import Game, load_game
 from referee.journal import (
     SCHEMA_VERSION,
@@ -37,8 +37,16 @@ from referee.journal import (
     game_of,
     transcript_line,
 )
-from referee.rundir import CONFIG_FILE, write_text
+from referee.rundir import (
+    CONFIG_FILE,
+    RunFileError,
+    brief,
+    check_tree,
+    read_json,
+    write_text,
+)
 from referee.schedule import Format, Gauntlet, RoundRobin, ScheduledGame, swapped_pairs
+from referee.seal import SealError, check_seal, seal
 
 ProgressFn = Callable[[Any, dict[str, Any]], None]
 
@@ -165,9 +173,16 @@ class Tournament:
                 versions[pkg] = metadata.version(pkg)
             except metadata.PackageNotFoundError:
                 versions[pkg] = None
-        doc = {"schema_version": SCHEMA_VERSION, "config": self.config.to_dict(),
+        config = self.config.to_dict()
+        doc = {"schema_version": SCHEMA_VERSION, "config": config,
                "versions": versions, "argv": sys.argv,
                "created_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        try:
+            doc["seal"] = seal(config, self.config.secret)
+        except (OSError, SealError) as exc:  # no key where one can be kept: the run goes on
+            if self.warn:
+                self.warn(f"warning: config.json is not sealed ({exc}): `referee resume` "
+                          "will need --trust")
         write_text(out / CONFIG_FILE, json.dumps(doc, indent=2) + "\n")
 
     # What a subclass provides.
@@ -184,13 +199,31 @@ class Tournament:
         """Release what ``open`` took."""
 
 
-def load_config(run_dir: Path) -> RunConfig:
-    """The configuration a run directory was started with (for ``referee resume``)."""
-    path = Path(run_dir) / CONFIG_FILE
-    if not path.is_file():
-        raise ConfigError(f"{run_dir} is not a run directory (no {CONFIG_FILE})")
+def load_config(run_dir: Path, trust: bool = False) -> RunConfig:
+    """The configuration a run directory was started with (for ``referee resume``),
+    if it bears this host's seal (``referee.seal``: SealError if not). With ``trust``
+    (the host vouches for it) it is taken without, and sealed anew."""
+    run_dir = Path(run_dir)
+    path = run_dir / CONFIG_FILE
     try:
-        doc = json.loads(path.read_text())
-        return RunConfig.from_dict(doc["config"], Path(run_dir))
+        check_tree(run_dir)
+        doc = read_json(run_dir, CONFIG_FILE)
+    except FileNotFoundError:
+        raise ConfigError(f"{run_dir} is not a run directory (no {CONFIG_FILE})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    except RunFileError as exc:
+        raise ConfigError(str(exc)) from None
+    try:
+        config = RunConfig.from_dict(doc["config"], run_dir)
+    except (ConfigError, SecretError):
+        raise
     except (ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"{path}: not a run configuration ({exc})") from None
+        raise ConfigError(f"{path}: not a run configuration ({brief(str(exc), 300)})"
+                          ) from None
+    if trust:
+        write_text(path, json.dumps({**doc, "seal": seal(doc["config"], config.secret)},
+                                    indent=2) + "\n")
+    else:
+        check_seal(doc, config.secret, path)
+    return config

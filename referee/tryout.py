@@ -44,7 +44,8 @@ def try_bot(bot: str, game: Game, games: int, sandbox: str, out: Path | None) ->
     limits = cli.make_limits("2G", "0", 0, 256, "1M", None)
     config = cli.make_config([bot, *bundled_bots(game)], game, None, games, None, "1s", "5s",
                              1, 3, "30s", out, limits, sandbox)
-    code = run_check(spec, game, CHECK_MOVE_MS, CHECK_START_MS, cli.console, out / "logs")
+    code = run_check(spec, game, CHECK_MOVE_MS, CHECK_START_MS, cli.console, out / "logs",
+                     config.sandbox, limits)
     if code != cli.EXIT_OK:
         cli.say(f"{spec.name} did not pass the check (above): no match was played; its "
                 f"logs are in {out / 'logs'}")

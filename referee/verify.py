@@ -37,7 +37,7 @@ referee.verify.VerifyError: game 0: places [1, 2] but the transcript gives [2, 1
 
 from __future__ import annotations
 
-import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from referee.games import GameError, load_game
 from referee.games.api import Outcome
 from referee.journal import JournalError, game_of, read_games, read_transcripts
 from referee.match import by_place
+from referee.rundir import RunFileError, brief, read_config
 from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
 from referee.tournament import make_format
 
@@ -86,38 +87,40 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
         kind, t_kind = game_of(record), game_of(transcript)
         rules = load_game(*kind)
     except (GameError, JournalError) as exc:
-        raise VerifyError(game, str(exc)) from None
-    check(kind == t_kind, f"game {kind} but the transcript says {t_kind}")
+        raise VerifyError(game, brief(str(exc), 300)) from None
+    check(kind == t_kind, f"game {brief(kind)} but the transcript says {brief(t_kind)}")
     # ``seats`` and ``faults`` are in transcripts of schema 3 on.
     for key in ("seed", "players", *(k for k in ("seats", "faults") if k in transcript)):
         check(transcript.get(key) == record.get(key),
-              f"{key} {record.get(key)!r} but the transcript says {transcript.get(key)!r}")
+              f"{key} {brief(repr(record.get(key)))} but the transcript says "
+              f"{brief(repr(transcript.get(key)))}")
     seats = record["seats"]
-    check(len(seats) == record["players"], f"{len(seats)} seats for {record['players']} players")
+    check(len(seats) == record["players"],
+          f"{len(seats)} seats for {brief(record['players'])} players")
     try:
         outcome = rules.replay(record["players"], deals.engine_seed(record["seed"]),
                                transcript["events"])
     except (ValueError, TypeError, KeyError) as exc:
-        raise VerifyError(game, f"the transcript does not replay: {exc}") from None
+        raise VerifyError(game, f"the transcript does not replay: {brief(str(exc))}") from None
     places = list(outcome.places)
     check(record["places"] == places,
-          f"places {record['places']} but the transcript gives {places}")
+          f"places {brief(record['places'])} but the transcript gives {brief(places)}")
     if "order" in record:
         order = [seats[s] for s in by_place(places, seats)]
         check(record["order"] == order,
-              f"order {record['order']} but the transcript gives {order}")
+              f"order {brief(record['order'])} but the transcript gives {brief(order)}")
     scores = None if outcome.scores is None else list(outcome.scores)
     check(record.get("scores") == scores,
-          f"scores {record.get('scores')} but the transcript gives {scores}")
+          f"scores {brief(record.get('scores'))} but the transcript gives {brief(scores)}")
     units = record["units"] if "units" in record else record.get("rounds")
-    check(units == outcome.units, f"{units} units (hands, rounds) but the transcript has "
+    check(units == outcome.units, f"{brief(units)} units (hands, rounds) but the transcript has "
                                   f"{outcome.units}")
     found = rules.faults(transcript["events"])
     listed = [(f["seat"], f["label"]) for f in record["faults"]]
     check(len(listed) == len(found) and all(
         ls == fs and (ll == fl or (fl == "faults" and ll != "crash"))
         for (ls, ll), (fs, fl) in zip(listed, found, strict=False)),
-        f"faults {listed} but the transcript has {found}")
+        f"faults {brief(listed)} but the transcript has {brief(found)}")
     check(all(f["bot"] == seats[f["seat"]] for f in record["faults"]),
           "a fault names a bot that is not in its seat")
     return outcome
@@ -153,15 +156,17 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     ``complete`` the games of a run that was stopped are checked as far as they go."""
     run_dir = Path(run_dir)
     for name in ("games.jsonl", "config.json"):
-        if not (run_dir / name).is_file():
+        if not os.path.lexists(run_dir / name):  # a link there is refused when read
             raise VerifyError(None, f"{run_dir} has no {name}")
     records, transcripts = read_games(run_dir), read_transcripts(run_dir)
     try:
-        config = json.loads((run_dir / "config.json").read_text())["config"]
+        config = read_config(run_dir)
         schedule = scheduled_games(config, records)
+    except RunFileError:
+        raise
     except (ValueError, KeyError, TypeError) as exc:
         raise VerifyError(None, f"{run_dir / 'config.json'} is not a run's configuration "
-                                f"({exc!r})") from None
+                                f"({brief(repr(exc))})") from None
     deals = run_deals(config.get("deals"), run_dir)
     # A run from before deal secrets journalled each seed's whole 63-bit draw.
     shift = LEGACY_SEED_SHIFT if "deals" not in config else 0
@@ -178,14 +183,17 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
                 raise VerifyError(game, "is not a game of this run's schedule")
             seed = rec.get("seed")
             if not isinstance(seed, int) or seed >> shift != planned.seed:
-                raise VerifyError(game, f"seed {rec.get('seed')} is not the run's seed for it")
+                raise VerifyError(game, f"seed {brief(rec.get('seed'))} is not the run's seed "
+                                        "for it")
             names = [config["bots"][b]["name"] for b in planned.seating]
             if rec.get("seats") != names:
-                raise VerifyError(game, f"seats {rec.get('seats')} but the schedule gives {names}")
+                raise VerifyError(game, f"seats {brief(rec.get('seats'))} but the schedule "
+                                        f"gives {brief(names)}")
         try:
             outcome = verify_game(rec, transcripts.get(game), deals)
         except (KeyError, TypeError) as exc:
-            raise VerifyError(game, f"malformed record or transcript: {exc!r}") from None
+            raise VerifyError(game, f"malformed record or transcript: {brief(repr(exc))}"
+                              ) from None
         units += outcome.units
         faults += len(rec["faults"])
     if complete:

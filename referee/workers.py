@@ -48,6 +48,7 @@ from referee.cgroup import sweep_here
 from referee.config import RunConfig
 from referee.hub import HubCounters
 from referee.process import die_with_parent
+from referee.rundir import open_append
 from referee.runner import BotCounters, BotStartError, Runner
 from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
@@ -88,9 +89,8 @@ class WorkerProcess:
         self.outstanding = 0  # games sent to it and not yet back
         self.ready = self.played = self.closed = False
         self.log = config.out / "logs" / f"worker-{number}.log"
-        self.log.parent.mkdir(parents=True, exist_ok=True)
         ours, theirs = socket.socketpair()
-        with theirs, open(self.log, "ab") as stderr:
+        with theirs, open_append(config.out, self.log) as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "referee.workers", str(theirs.fileno()),
                  str(os.getpid())],

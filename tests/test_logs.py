@@ -26,7 +26,7 @@ class Child:
         self.proc = subprocess.Popen([sys.executable, "-c", CHILD], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      text=True)
-        self.stream = pump.attach(self.proc.stderr.buffer, path)
+        self.stream = pump.attach(self.proc.stderr.buffer, path, path.parent)
 
     def write(self, text: str) -> None:
         """The child writes ``text``; it is in the pipe when this returns."""

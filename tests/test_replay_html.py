@@ -100,7 +100,7 @@ def test_a_full_disk_keeps_the_page_that_was_there(run: Path) -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        f"referee.journal.StorageError: cannot write {run / 'replay.html'}: File too large")
+        f"referee.rundir.StorageError: cannot write {run / 'replay.html'}: File too large")
     assert (run / "replay.html").read_bytes() == before
     assert not [p for p in run.iterdir() if p.name.startswith(".replay.html.")]
 

@@ -9,12 +9,12 @@ after a resume has two transcripts: the later one is the game's.
 from __future__ import annotations
 
 import bisect
-import json
+import os
 import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from referee.games import GameError, load_game
 from referee.games.api import Step
@@ -25,6 +25,7 @@ from referee.journal import (
     game_of,
     read_lines,
 )
+from referee.rundir import MAX_LINE_BYTES, RunFileError, brief, load_json, open_read
 
 # The start of a line as ``journal.transcript_line`` writes it: its game number, read
 # without parsing the whole line.
@@ -63,11 +64,11 @@ class GameReplay:
 
 def _records(run_dir: Path) -> Iterator[dict[str, Any]]:
     path = Path(run_dir) / GAMES_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):  # a link or a FIFO there is refused when read
         raise ShowError(f"{run_dir} has no journal ({GAMES_FILE}): not a run directory")
     try:
         yield from read_lines(path)
-    except JournalError as exc:
+    except RunFileError as exc:  # a journal error, a symbolic link...
         raise ShowError(str(exc)) from None
 
 
@@ -78,8 +79,8 @@ def _summary(rec: dict[str, Any], run_dir: Path) -> GameSummary:
                            tuple(str(f["label"]) for f in rec["faults"]),
                            float(rec.get("duration_s") or 0.0))
     except (KeyError, TypeError, ValueError) as exc:
-        raise ShowError(f"{run_dir / GAMES_FILE}: game {rec.get('game')!r} is not a record "
-                        f"(bad {exc})") from None
+        raise ShowError(f"{run_dir / GAMES_FILE}: game {brief(repr(rec.get('game')))} is not a "
+                        f"record (bad {brief(str(exc))})") from None
 
 
 def summaries(run_dir: Path) -> list[GameSummary]:
@@ -128,21 +129,30 @@ def pick(summaries: Sequence[GameSummary], game: int | None = None, bot: str | N
     return found
 
 
-def _transcript_offsets(path: Path, games: Collection[int]) -> dict[int, int]:
-    """Where the last transcript of each of ``games`` starts in ``path``."""
+def _transcript_offsets(path: Path, games: Collection[int]) -> tuple[dict[int, int], str]:
+    """Where the last transcript of each of ``games`` starts in ``path``, and what was
+    wrong with the first line that is not a transcript ("" if none: a game whose
+    transcript is missing may be in it)."""
     offsets: dict[int, int] = {}
+    bad = ""
     offset = 0
-    with open(path, "rb") as f:
-        for line in f:
+    cap = MAX_LINE_BYTES[TRANSCRIPTS_FILE]
+    with _open(path) as f:
+        for i, line in enumerate(iter(lambda: f.readline(cap + 1), b""), 1):
+            if len(line) > cap:
+                raise ShowError(f"{path}:{i}: a line longer than a transcript can be ({cap} "
+                                "bytes)")
             m = _GAME_PREFIX.match(line)
             try:
-                game = int(m.group(1)) if m else json.loads(line).get("game")
-            except ValueError:
+                game = int(m.group(1)) if m else load_json(line, f"{path}:{i}", cap).get("game")
+            except (RunFileError, AttributeError) as exc:
                 game = None  # a torn last line or a bad one: reported if it is read
+                bad = bad or (str(exc) if isinstance(exc, RunFileError) else
+                              f"{path}:{i}: not a transcript")
             if game in games:
                 offsets[game] = offset
             offset += len(line)
-    return offsets
+    return offsets, bad
 
 
 def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
@@ -157,23 +167,34 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     if missing:
         raise ShowError(f"no game {missing[0]} in {run_dir / GAMES_FILE}")
     path = run_dir / TRANSCRIPTS_FILE
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ShowError(f"{run_dir} has no {TRANSCRIPTS_FILE}")
-    offsets = _transcript_offsets(path, wanted)
-    with open(path, "rb") as f:
+    offsets, bad = _transcript_offsets(path, wanted)
+    cap = MAX_LINE_BYTES[TRANSCRIPTS_FILE]
+    with _open(path) as f:
         for game in sorted(wanted):
             if game not in offsets:
-                raise ShowError(f"game {game} has no transcript in {path}")
+                raise ShowError(bad or f"game {game} has no transcript in {path}")
             f.seek(offsets[game])
-            line = f.readline()
+            where = f"{path}:{game}"
             try:
-                transcript = json.loads(line)
-                if not isinstance(transcript, dict):
-                    raise ValueError("not an object")
-            except ValueError as exc:
+                transcript = load_json(f.readline(cap + 1), where, cap)
+            except RunFileError as exc:
+                why = str(exc).removeprefix(f"{where}: ")
                 raise ShowError(f"{path}: the transcript of game {game} is not a record "
-                                f"({exc})") from None
+                                f"({why})") from None
+            if not isinstance(transcript, dict):
+                raise ShowError(f"{path}: the transcript of game {game} is not a record")
             yield _replay(records[game], transcript)
+
+
+def _open(path: Path) -> IO[bytes]:
+    """``path``, a file of the run directory it is in (``rundir.open_read``)."""
+    try:
+        return open_read(path.parent, path)
+    except (OSError, RunFileError) as exc:
+        raise ShowError(f"{path}: {exc.strerror if isinstance(exc, OSError) else exc}"
+                        ) from None
 
 
 _KEPT = ("game", "seats", "places", "faults", "scores")
@@ -199,10 +220,10 @@ def _replay(rec: dict[str, Any], transcript: dict[str, Any]) -> GameReplay:
             scores=None if scores is None else tuple(scores), steps=steps,
             times_ms=_times(steps, transcript.get("decisions")), faults=faults)
     except (GameError, JournalError) as exc:
-        raise ShowError(f"game {game}: {exc}") from None
+        raise ShowError(f"game {game}: {brief(str(exc), 300)}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise ShowError(f"game {game}: its transcript cannot be shown "
-                        f"({type(exc).__name__}: {exc})") from None
+                        f"({type(exc).__name__}: {brief(str(exc))})") from None
 
 
 def _step_of(steps: Sequence[Step], event: int) -> int:

@@ -82,11 +82,23 @@ def run_dirs():
         for up in [place, *place.parents][:4]:
             for cand in [up, *sorted(up.glob("*"))[:50], *sorted(up.glob("runs/*"))[:50]]:
                 try:
-                    if (cand / "config.json").is_file():
+                    if (cand / "config.json").is_file() and in_scope(cand.resolve()):
                         found.add(cand.resolve())
                 except OSError:
                     pass
     return sorted(found)
+
+
+def in_scope(run):
+    """Whether ``run`` is of the test that started this thief: the folder above its own
+    (the test's folder). The folders above that hold other tests' runs, of other games
+    and with secrets of their own, finished or running at the same time: what the thief
+    found there made its verdicts depend on its neighbours (and a transcript of another
+    game, without ``counts``, ended it with a KeyError)."""
+    return run.is_relative_to(SCOPE)
+
+
+SCOPE = Path.cwd().resolve().parent
 
 
 def cmdline(pid):
@@ -211,8 +223,8 @@ def on_round_result(result):
     counts = tuple(len(h) for h in hands)
     for source, candidates in FOUND.items():
         if source == "transcripts":
-            hit = any(e["round"] == result.round and tuple(e["counts"]) == counts
-                      and e["hands"] == [[str(c) for c in h] for h in result.hands]
+            hit = any(e.get("round") == result.round and tuple(e.get("counts", ())) == counts
+                      and e.get("hands") == [[str(c) for c in h] for h in result.hands]
                       for e in candidates)
         else:
             hit = False

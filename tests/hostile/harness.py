@@ -222,9 +222,11 @@ def assert_nothing_left(tmp_path: Path, pids: list[int] = ()) -> None:
 # ---------------------------------------------------------------------- the CLI
 
 
-def referee(*args: str, cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess:
+def referee(*args: str, cwd: Path, timeout: float = 60,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Run the CLI; ``env``: variables to set beside this process's."""
     return subprocess.run([str(REFEREE), *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, "COLUMNS": "200"})
+                          timeout=timeout, env={**os.environ, "COLUMNS": "200", **(env or {})})
 
 
 def no_traceback(proc: subprocess.CompletedProcess) -> None:

@@ -294,10 +294,13 @@ def test_a_bots_children_flooding_without_hello_change_no_result(tmp_path):
 
 
 def test_a_reply_sent_before_its_request_never_counts(tmp_path):
-    """``presender`` sends, right after each opening declaration, a reply to the request
-    it expects next (``seq + 1``): the top declaration, never played for real. None of
-    those count: what the transcripts show it did is exactly its real replies, and each
-    reply sent ahead is dropped and counted as unsolicited."""
+    """``presender`` answers, right after each opening declaration, its next request
+    blind: every millisecond for 100 ms, a reply with the ``seq`` after the one it just
+    answered, the top declaration, never played for real. While ``seq`` counted up by
+    one, the first of those that reached the referee after the request went out was
+    taken. Now none count: what the transcripts show it did is exactly its real
+    replies; each reply sent ahead is dropped, as unsolicited (before the request), or
+    as stale (after it: its ``seq`` is a guess)."""
     runner, out = play(tmp_path, [hostile(tmp_path, "presender"),
                                   *good(tmp_path, "thinker.py", "caller.py")], games=4,
                        sandbox="none")
@@ -318,7 +321,10 @@ def test_a_reply_sent_before_its_request_never_counts(tmp_path):
     assert played == [(d["action"]["kind"], d["round"]) for d in decisions]
     ahead = sum(d["ahead"] for d in decisions)
     c = runner.counters_report()["bots"]["presender"]
-    assert ahead > 0 and c["unsolicited"] == ahead and c["stale"] == 0, (c, ahead)
+    # Some were in flight when their request went out (stale); the last game's last
+    # ones may never be read (the run ended).
+    assert c["stale"] > 0 and c["unsolicited"] > 0, (c, ahead)
+    assert c["unsolicited"] + c["stale"] + c["flood"] <= ahead, (c, ahead)
     assert_nothing_left(tmp_path)
 
 

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -108,7 +109,24 @@ def first_deals(out: Path, deals: Deals) -> tuple[list, list]:
 # ------------------------------------------------------------------ the attack
 
 
-def test_with_a_research_seed_the_thief_computes_every_deal(tmp_path: Path) -> None:
+@pytest.fixture
+def neighbour(tmp_path: Path) -> Iterator[Path]:
+    """Another test's run beside this test's folder, as when suites run at once: a
+    six-card-golf run (its ``dealt`` events have no ``counts``) with a secret. The thief
+    judges its own run only: it must neither crash on it nor count its secret."""
+    run_dir = tmp_path.parent / f"{tmp_path.name}-neighbour"
+    run_dir.mkdir()
+    (run_dir / "config.json").write_text('{"config": {}}')
+    (run_dir / SECRET_FILE).write_bytes(os.urandom(32))
+    (run_dir / "transcripts.jsonl").write_text(json.dumps(
+        {"game": 0, "seed": 1, "events": [{"type": "dealt", "round": 1, "dealer": 0,
+                                           "grids": [[1, 2], [3, 4]]}]}) + "\n")
+    yield run_dir
+    shutil.rmtree(run_dir)
+
+
+def test_with_a_research_seed_the_thief_computes_every_deal(tmp_path: Path,
+                                                             neighbour: Path) -> None:
     """The control: --seed without a secret is the research mode, and the thief really
     does rebuild every deal from config.json and from the referee's command line."""
     out = run(tmp_path, thief_bots(tmp_path), "--seed", "7", *GAMES)
