@@ -116,7 +116,7 @@ def test_quit_mid_game_leaves_cleanly(tmp_path):
     assert "Traceback" not in term.text
 
 
-def test_try_a_good_bot_and_a_broken_one(tmp_path):
+def test_try_a_good_bot_and_a_broken_one(tmp_path, arena):
     good = subprocess.run([REFEREE, "try", "bots/six_card_golf/greedy_bot.py", "--game",
                            "six-card-golf", "--param", "target=20", "--games", "4",
                            "--out", str(tmp_path / "good")],
@@ -126,8 +126,10 @@ def test_try_a_good_bot_and_a_broken_one(tmp_path):
     assert "expected_bot" in good.stdout and "random_bot" in good.stdout  # the field
     assert (tmp_path / "good" / "replay.html").is_file()
     assert f"referee show {tmp_path / 'good'} --bot greedy_bot" in good.stdout
-    broken = tmp_path / "broken.py"
+    broken = arena / "broken" / "broken.py"  # readable by the sandboxed bot's own uid
+    broken.parent.mkdir(mode=0o755)
     broken.write_text("def act(view):\n    return 'place r9c9'\n")
+    broken.chmod(0o644)
     bad = subprocess.run([REFEREE, "try", str(broken), "--game", "six-card-golf",
                           "--out", str(tmp_path / "bad")],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
