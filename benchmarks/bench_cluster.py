@@ -11,8 +11,10 @@ prints a table.
     game's start to the last game's end (the journal's ``started_at`` and
     ``duration_s``), and from the command's start to its exit (start-up included). Each
     row checks that its leaderboard is the first row's.
-(b) The coordinator's own ceiling: ``ClusterPool`` on a ``LocalCluster`` of one worker
-    whose tasks answer at once with the records of a game played in (a) (the record of
+    Then the ratio of ``--cluster local:2`` to ``--workers 2`` (aim: at least 0.9).
+(b) The coordinator's own ceiling: ``ClusterPool`` on an in-process ``LocalCluster`` (its
+    scheduler and one worker are threads of the coordinator's process, no network) whose
+    tasks answer at once with the records of a game played in (a) (the record of
     game ``i mod n``, renumbered, and its transcript line as recorded): games per second
     it schedules, hands
     out, journals (``games.jsonl`` and ``transcripts.jsonl``) and counts, and the time of
@@ -57,14 +59,15 @@ def referee_run(tmp: Path, name: str, games: int, *extra: str) -> dict[str, Any]
             "board": (board["rows"], board["inputs_hash"])}
 
 
-def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
+def instant_batch(key: str, games: list[Any]) -> list[tuple[dict, bytes]]:
     """A task that answers at once: the recorded game ``index mod n`` of the run in
-    ``payload.config.out.parent / 'reference'``, renumbered. Its transcript line is
+    ``<session's run directory>.parent / 'reference'``, renumbered. Its transcript line is
     made once per recorded game: a real worker makes it while its bots play."""
     if not _canned:
+        from referee.clusterhost import session_payload
         from referee.journal import read_games, read_transcripts, transcript_line
 
-        ref = payload.config.out.parent / "reference"
+        ref = session_payload(key).config.out.parent / "reference"
         transcripts = read_transcripts(ref)
         _canned.extend((r, transcript_line(r, transcripts[r["game"]]["events"],
                                            transcripts[r["game"]]["decisions"]))
@@ -75,9 +78,12 @@ def instant_batch(payload: Any, games: list[Any]) -> list[tuple[dict, bytes]]:
 
 def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     """The coordinator with instantly answering tasks (see the module)."""
+    from distributed import Client, LocalCluster
+
     from leaderboards import merge_settings
     from referee.cli import run_settings, varying_settings
-    from referee.cluster import ClusterPool, connect
+    from referee.cluster import ClusterPool
+    from referee.clusterconnect import Cluster
     from referee.journal import read_results
     from referee.progress import run_report
     from referee.tournament import load_config
@@ -90,7 +96,9 @@ def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from bench_cluster import instant_batch as by_reference
 
-    cluster = connect("local:1")
+    local = LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                         dashboard_address=None)
+    cluster = Cluster("in-process", Client(local), local)
     pool = ClusterPool(config, cluster, batch_fn=by_reference, batch_games=512)
     start = time.perf_counter()
     pool.run()
@@ -120,6 +128,9 @@ def main() -> None:
         for r in rows:
             print(f"{r['name']:<18} {r['games'] / r['span']:>16.1f} "
                   f"{r['games'] / r['wall']:>15.1f}  {r['board'] == rows[0]['board']}")
+        two, local2 = rows[1], rows[3]
+        print(f"{'local:2 / workers 2':<18} {two['span'] / local2['span']:>16.2f} "
+              f"{two['wall'] / local2['wall']:>15.2f}  (aim: 0.9 or more)")
         c = ceiling(tmp, rows[0]["out"], ceiling_games)
         print(f"(b) coordinator ceiling: {c['games']} games at {c['rate']:,.0f} games/s "
               f"(aim 5,000); final leaderboard fit {c['fit']:.2f} s")

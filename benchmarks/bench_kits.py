@@ -130,7 +130,8 @@ def main(argv: list[str] | None = None) -> int:
         folder = Path(tmp)
         try:
             for label, (game, params, bot) in GAMES.items():
-                view, action, _ = load_game(game, params).check_turns()[0]
+                turn = load_game(game, params).check_turns()[0]
+                view, action = turn.engine.view(turn.engine.current_seat), turn.legal
                 trivial = folder / f"{label}_sdk.py"
                 trivial.write_text(  # the turn's action, parsed once, as the game's object
                     "from referee.games import load_game\n"

@@ -13,7 +13,7 @@ to its compact integer id (its index in the ruleset's ascending ladder).
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -328,10 +328,20 @@ def legal_raises(
     """
     prior = [parse_declaration(h, ruleset) for h in history]
     lad = ladder(ruleset)
-    # Only declarations at least as strong as the last can be raises; raise_error
-    # decides among those (it knows the official same-category suit rule).
-    start = bisect_left(_strengths(ruleset), prior[-1].strength) if prior else 0
-    return tuple(d for d in lad[start:] if raise_error(d, prior, ruleset) is None)
+    if not prior:
+        return lad
+    # Stronger than the last: every one. As strong (official's suit rule, as in
+    # raise_error): a suited hand in a suit not yet declared for its category. One pass
+    # over the history, not one per candidate.
+    strengths, last = _strengths(ruleset), prior[-1]
+    start = bisect_left(strengths, last.strength)
+    stop = bisect_right(strengths, last.strength, start)
+    if ruleset != "official":
+        return lad[stop:]
+    used = {(h.category, h.suit) for h in prior}
+    same = tuple(d for d in lad[start:stop]
+                 if d.category in _SUITED and (d.category, d.suit) not in used)
+    return same + lad[stop:]
 
 
 def is_raise(

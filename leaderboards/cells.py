@@ -32,8 +32,8 @@ TEXT_COLUMNS = ("bot", "faults")  # left-aligned; the others hold numbers
 SHARED_WINS = "shared wins"
 METRIC_DIGITS = 2
 BOUND_PREFIX = {"lower": ">= ", "upper": "<= ", "open": "~ "}
-BOUND_MEANING = {"lower": ">= never beaten by the others", "upper": "<= never beat them",
-                 "open": "~ only its order is known"}
+BOUND_MEANING = {"lower": ">= always ahead of the bots rated with an interval",
+                 "upper": "<= always behind them", "open": "~ only its order is known"}
 MODEL = ("Elo from finishing places (Bradley-Terry over pairs 'A finished ahead of B'; a "
          "shared place is half a win each way)")
 H2H_HELP = ("Row bot against column bot: the row bot's score in their games together (1 for "
@@ -59,6 +59,8 @@ def caption(report: Report) -> str:
         view = f"Elo {s['anchor'][1]:g} = {s['anchor'][0]}"
     elif len(report.fit.components) > 1:
         view = "Elo 0 = the mean of each group of bots that met"
+    elif report.fit.centre and report.fit.centre[0] != report.fit.components[0]:
+        view = f"Elo 0 = mean of {', '.join(report.fit.centre[0])}"
     else:
         view = "Elo 0 = pool mean"
     game = " ".join(joined(s[key]) for key in ("game", "rules") if key in s)
@@ -74,7 +76,16 @@ def caption(report: Report) -> str:
     games = plural(report.n_games, "game")
     if runs:
         games += " from " + plural(runs if isinstance(runs, int) else len(runs), "run")
-    return " | ".join(part for part in (", ".join(setup), games, view) if part)
+    ranked = "ranked by the bracket" if s.get("ranked_by") == "bracket" else ""
+    return " | ".join(part for part in (", ".join(setup), games, view, ranked) if part)
+
+
+def page_title(report: Report) -> str:
+    """The pages' title: the event's name (``--event``), else ``Leaderboard``; runs of
+    several events rated together name them all."""
+    event = report.settings.get("event")
+    names = [e for e in event if e] if isinstance(event, tuple) else [event] if event else []
+    return " / ".join(names) or "Leaderboard"
 
 
 def columns(report: Report) -> tuple[str, ...]:

@@ -31,8 +31,17 @@ _ROW_H, _LABEL_W, _PLOT_W, _VALUE_W, _TOP, _BOTTOM = 24, 170, 480, 130, 46, 10
 
 
 def colour(k: int) -> str:
-    """The colour of the ``k``-th bot (in the leaderboard's order), the same in every chart."""
-    return PALETTE[k % len(PALETTE)]
+    """The colour of the ``k``-th bot (in the leaderboard's order), the same in every chart:
+    the palette's, then hues a golden angle apart (each new one as far as it can be from
+    those before), two lightnesses in turn, so 20 or 50 bots never share a colour.
+
+    >>> len({colour(k) for k in range(60)})
+    60
+    """
+    if k < len(PALETTE):
+        return PALETTE[k]
+    j = k - len(PALETTE)
+    return f"hsl({j * 137.508 % 360:.1f}, 70%, {38 + 16 * (j % 2)}%)"
 
 
 def elo_chart(report: Report, elo_cells: Sequence[str]) -> str:
@@ -120,7 +129,8 @@ def history_chart(report: Report, history: EloHistory) -> str:
             continue
         c = colour(index.get(bot, 0))
         banded = [(g, p) for g, p in seen if p.ci95 is not None]
-        group = [f'<g class="bot-history" data-bot="{inert.html(bot)}">'
+        k = index.get(bot, 0)
+        group = [f'<g class="bot-history k{k}" data-bot="{inert.html(bot)}">'
                  f"<title>{inert.html(bot)}</title>"]
         if len(banded) > 1:
             upper = " ".join(f"{x(g)},{y(p.elo + p.ci95)}" for g, p in banded)
@@ -131,10 +141,14 @@ def history_chart(report: Report, history: EloHistory) -> str:
         group.append("</g>")
         parts.append("".join(group))
     parts.append("</svg>")
-    legend = "".join(f'<span class="key"><i style="background:{colour(k)}"></i>'
-                     f"{inert.html(r.bot)}</span>"
-                     for k, r in enumerate(report.rows) if r.bot in history.points)
-    return "\n".join(parts) + f'\n<p class="legend">{legend}</p>'
+    shown = [k for k, r in enumerate(report.rows) if r.bot in history.points]
+    legend = "".join(f'<span class="key k{k}"><i style="background:{colour(k)}"></i>'
+                     f"{inert.html(report.rows[k].bot)}</span>" for k in shown)
+    # Pointing at a line or at a bot in the legend shows that bot's line alone in full.
+    focus = "\n".join(f".history:has(.k{k}:hover) .bot-history.k{k} {{ opacity: 1; }}"
+                      for k in shown)
+    return (f'<div class="history">\n<style>\n{focus}\n</style>\n' + "\n".join(parts)
+            + f'\n<p class="legend">{legend}</p>\n</div>')
 
 
 def heat_map(report: Report) -> str:

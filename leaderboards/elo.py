@@ -34,23 +34,24 @@ superiority do not depend on the anchor.
 Degenerate data, handled explicitly and never as NaN, infinity or an exception:
 
 * The comparison graph (bots linked when they met) may fall apart into components. The
-  components are fitted separately and each is centred on its own mean (so the pool mean is
-  still 0); ``EloFit.components`` lists them, largest first, and rows outside the largest
-  one carry ``note = "not connected to ..."``. Their covariance with other components is 0,
-  ``los_next`` is None when the next bot is in another component, and :meth:`EloFit.los`
-  refuses such a pair. With an anchor, every component gets the same shift, and SEs outside
-  the anchor's component are ``sqrt(var_i + var_a)``: finite, but flagged by the note.
-* Within a component the maximum-likelihood estimate is finite exactly when the directed
-  "finished ahead of" graph (a shared place links both ways) is strongly connected.
-  Otherwise (a bot that never loses or never wins, or a group that always beats another)
-  that whole component is refitted with a symmetric prior, one virtual half-win each way for
-  every pair of bots that met, only to get finite numbers, and each of its bots is flagged:
-  ``bound = "lower"`` for a group never beaten from outside it (its maximum-likelihood Elo
-  is +infinity, so the reported value is a lower bound), ``"upper"`` for a group that never
-  beat anyone outside it, and ``"open"`` for a group in between (the estimate diverges on
-  both sides; only its order is known). Their errors come from the same sandwich at the
-  prior-shrunk estimate, the prior's curvature included in ``C``: finite, and as provisional
-  as the values.
+  components are fitted separately, each with its own Elo 0; ``EloFit.components`` lists
+  them, largest first, and rows outside the largest one carry ``note = "not connected to
+  ..."``. Their covariance with other components is 0, ``los_next`` is None when the next
+  bot is in another component, and :meth:`EloFit.los` refuses such a pair. With an anchor,
+  every component gets the same shift, and SEs outside the anchor's component are
+  ``sqrt(var_i + var_a)``: finite, but flagged by the note.
+* Within a component, a difference has a finite maximum-likelihood estimate only inside
+  a strongly connected group of the "finished ahead of" graph (:mod:`leaderboards.elogroups`:
+  Ordo's treatment of perfect scores). Each group's Elos among themselves are that
+  estimate, with their clustered errors from the games' pairs inside the group (the pairs
+  across groups are certain at the estimate and carry no information). The component's
+  Elo 0 is its *main group*'s mean (``EloFit.centre``); the other groups are bounds
+  (``bound = "lower"``, ``"upper"`` or ``"open"``, see :mod:`leaderboards.elogroups`),
+  placed by a symmetric prior (one virtual half-win each way for every pair of bots that
+  met, BayesElo's device) only to get a finite number, and then moved, if need be, so the
+  values never contradict the order the results give. ``los_next`` is None across groups
+  and :meth:`EloFit.los` refuses such a pair: the results leave no doubt to measure. A
+  group of one bot has no interval.
 
 >>> fit = fit_elo([["a", "b"], ["a", "b"], ["b", "a"]])
 >>> [(r.name, round(r.elo, 1), r.bound) for r in fit.rows]
@@ -70,13 +71,13 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Literal
 
 import numpy as np
 
+from leaderboards.elogroups import Bound, Structure, order_groups, structure
+
 ELO_PER_NAT = 400 / math.log(10)
 Z95 = 1.96
-Bound = Literal["lower", "upper", "open"]
 # A game: a finishing order (best first), or each bot's place (1 = best, shared on a tie).
 GameResult = Sequence[Hashable] | Mapping[Hashable, int]
 
@@ -87,12 +88,13 @@ _PRIOR_WINS = 0.5
 _NOTE_NAMES = 5
 
 BOUND_NOTE = {
-    "lower": "never beaten from outside its group: maximum-likelihood Elo is +infinity; "
-             "value (from a half-win prior) is a lower bound",
-    "upper": "never beat anyone outside its group: maximum-likelihood Elo is -infinity; "
-             "value (from a half-win prior) is an upper bound",
-    "open": "groups above and below it never beat each other: maximum-likelihood Elo is not "
-            "finite; value from a half-win prior, only its order is known",
+    "lower": "the results put it ahead of the bots with finite Elo: maximum-likelihood Elo "
+             "is +infinity; value (from a half-win prior) is a lower bound",
+    "upper": "the results put it behind the bots with finite Elo: maximum-likelihood Elo "
+             "is -infinity; value (from a half-win prior) is an upper bound",
+    "open": "the results do not order it against the bots with finite Elo: "
+            "maximum-likelihood Elo is not finite; value from a half-win prior, only its "
+            "order is known",
 }
 
 
@@ -122,7 +124,9 @@ class BotRating:
 @dataclass(frozen=True, eq=False)
 class EloFit:
     """A fit: rows best first (``names`` and ``ratings`` in ranking order) and the
-    covariance of the reported Elos (Elo squared, rows and columns in ``names`` order)."""
+    covariance of the reported Elos (Elo squared, rows and columns in ``names`` order);
+    ``groups``: the strongly connected groups, in ranking order; ``centre``: per component,
+    the bots whose mean is Elo 0 (before an anchor shifts it)."""
 
     names: tuple[str, ...]
     ratings: dict[str, BotRating]
@@ -130,6 +134,8 @@ class EloFit:
     games: int
     components: tuple[tuple[str, ...], ...]
     anchor: tuple[str, float] | None = None
+    groups: tuple[tuple[str, ...], ...] = ()
+    centre: tuple[tuple[str, ...], ...] = ()
 
     @property
     def rows(self) -> list[BotRating]:
@@ -140,6 +146,9 @@ class EloFit:
         i, j = self._index(a), self._index(b)
         if self._component(a) != self._component(b):
             raise RatingError(f"{a!r} and {b!r} are not connected by any game")
+        if not any(a in g and b in g for g in self.groups):
+            raise RatingError(f"the results order {a!r} and {b!r} with certainty: their "
+                              "Elo difference has no finite estimate")
         cov = self.covariance
         diff = self.ratings[a].elo - self.ratings[b].elo
         return _los(diff, cov[i, i] + cov[j, j] - 2 * cov[i, j])
@@ -166,20 +175,17 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
     wins = np.zeros((n, n))  # wins[i, j]: how often i finished ahead of j (a tie: 1/2)
     np.add.at(wins, (first, second), result)
     np.add.at(wins, (second, first), 1.0 - result)
-    comps, bounds = _structure(wins)
-
-    theta = np.zeros(n)
-    cinv = np.zeros((n, n))
-    for comp in comps:
-        sub = wins[np.ix_(comp, comp)]
-        if any(bounds[i] for i in comp):
-            sub = sub + _PRIOR_WINS * ((sub + sub.T) > 0)
-        theta[comp] = _newton(sub)
-        cinv[np.ix_(comp, comp)] = np.linalg.pinv(_neg_hessian(sub, theta[comp]))
+    st = structure(wins)
+    theta, cinv, order = _fit_components(wins, st)
+    group_of = np.empty(n, dtype=int)
+    for k, group in enumerate(g for parts in order for g in parts):
+        group_of[group] = k
 
     scores = np.zeros((int(cluster.max()) + 1, n))
-    # d/d theta_first of the pair's log-likelihood: its result less its expected result.
-    resid = result - _sigmoid(theta[first] - theta[second])
+    # d/d theta_first of the pair's log-likelihood: its result less its expected result;
+    # pairs across groups are certain at the estimate (their residual is 0 in the limit).
+    inside = group_of[first] == group_of[second]
+    resid = np.where(inside, result - _sigmoid(theta[first] - theta[second]), 0.0)
     np.add.at(scores, (cluster[gid], first), resid)
     np.add.at(scores, (cluster[gid], second), -resid)
     cov = cinv @ (scores.T @ scores) @ cinv * ELO_PER_NAT**2
@@ -198,11 +204,11 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
 
     counts = np.bincount(np.concatenate(players), minlength=n)
     comp_of = np.empty(n, dtype=int)
-    for k, comp in enumerate(comps):
+    for k, comp in enumerate(st.comps):
         comp_of[comp] = k
-    notes = _notes(names, comps, bounds, comp_of)
+    notes = _notes(names, st.comps, st.bounds, comp_of)
 
-    rank = sorted(range(n), key=lambda i: (-elo[i], names[i]))
+    rank = sorted(range(n), key=lambda i: (-elo[i], group_of[i], names[i]))
     cov = cov[np.ix_(rank, rank)]
     cov.setflags(write=False)
     ratings: dict[str, BotRating] = {}
@@ -210,12 +216,54 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
         se = math.sqrt(max(cov[r, r], 0.0))
         nxt = rank[r + 1] if r + 1 < n else None
         los = None
-        if nxt is not None and comp_of[nxt] == comp_of[i]:
+        if nxt is not None and group_of[nxt] == group_of[i]:
             los = _los(elo[i] - elo[nxt], cov[r, r] + cov[r + 1, r + 1] - 2 * cov[r, r + 1])
         ratings[names[i]] = BotRating(names[i], float(elo[i]), se, Z95 * se, int(counts[i]),
-                                      bounds[i], los, notes[i])
+                                      st.bounds[i], los, notes[i])
+    centre = tuple(tuple(names[i] for i in (comp if m is None else st.groups[c][m]))
+                   for c, (comp, m) in enumerate(zip(st.comps, st.main, strict=True)))
     return EloFit(tuple(names[i] for i in rank), ratings, cov, len(players),
-                  tuple(tuple(names[i] for i in comp) for comp in comps), anchored)
+                  tuple(tuple(names[i] for i in comp) for comp in st.comps), anchored,
+                  tuple(tuple(names[i] for i in g) for parts in order for g in parts),
+                  centre)
+
+
+def _fit_components(wins: np.ndarray, st: Structure
+                    ) -> tuple[np.ndarray, np.ndarray, list[list[np.ndarray]]]:
+    """Theta, the pseudo-inverse of the negative Hessian (block per group) and the groups
+    in ranking order, component by component (see the module doc)."""
+    n = len(wins)
+    theta, cinv = np.zeros(n), np.zeros((n, n))
+    placement = np.zeros(n)
+    for comp in st.comps:
+        sub = wins[np.ix_(comp, comp)]
+        if any(st.bounds[i] for i in comp):
+            placement[comp] = _newton(sub + _PRIOR_WINS * ((sub + sub.T) > 0))
+    order = order_groups(st, placement)
+    for c, (comp, main, parts) in enumerate(zip(st.comps, st.main, order, strict=True)):
+        for g in parts:
+            theta[g] = placement[g].mean()
+            if len(g) > 1:
+                sub = wins[np.ix_(g, g)]
+                theta[g] += _newton(sub)
+                cinv[np.ix_(g, g)] = np.linalg.pinv(_neg_hessian(sub, theta[g]))
+        ref = comp if main is None else st.groups[c][main]
+        at = 0 if main is None else next(k for k, g in enumerate(parts) if g is ref)
+        _keep_order(theta, parts, at)
+        theta[comp] -= theta[ref].mean()
+    return theta, cinv, order
+
+
+def _keep_order(theta: np.ndarray, parts: list[np.ndarray], at: int) -> None:
+    """Move the groups other than ``parts[at]`` (the groups in ranking order) just enough
+    that no value contradicts the order: every group's lowest Elo at least the highest of
+    the groups below it. A bound stays a bound when moved away from the reference."""
+    for k in range(at - 1, -1, -1):
+        below = max(theta[g].max() for g in parts[k + 1:])
+        theta[parts[k]] += max(0.0, below - theta[parts[k]].min())
+    for k in range(at + 1, len(parts)):
+        above = min(theta[g].min() for g in parts[:k])
+        theta[parts[k]] -= max(0.0, theta[parts[k]].max() - above)
 
 
 def bootstrap_elo(games: Sequence[GameResult], n: int = 200, seed: int = 0,
@@ -300,45 +348,6 @@ def _pairs(players: list[np.ndarray], places: list[np.ndarray]
     gid, first, second, result = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     order = np.argsort(gid, kind="stable")  # game by game, as the games were given
     return gid[order], first[order], second[order], result[order]
-
-
-def _closure(adj: np.ndarray) -> np.ndarray:
-    """Reflexive-transitive closure of a boolean adjacency matrix (squaring until stable)."""
-    reach = adj | np.eye(len(adj), dtype=bool)
-    while True:
-        step = reach.astype(float)  # a float product uses BLAS; path counts stay exact
-        nxt = (step @ step) > 0
-        if (nxt == reach).all():
-            return reach
-        reach = nxt
-
-
-def _structure(wins: np.ndarray) -> tuple[list[np.ndarray], list[Bound | None]]:
-    """Components of the comparison graph (largest first, then by first appearance) and
-    each bot's bound flag from the strongly connected groups of the "ahead of" graph."""
-    beat = wins > 0
-    linked = _closure(beat | beat.T)
-    reach = _closure(beat)
-    seen: set[int] = set()
-    comps = []
-    for i in range(len(wins)):
-        if i not in seen:
-            comp = np.flatnonzero(linked[i])
-            seen.update(comp.tolist())
-            comps.append(comp)
-    comps.sort(key=lambda c: (-len(c), c[0]))
-    bounds: list[Bound | None] = [None] * len(wins)
-    for comp in comps:
-        for i in comp:
-            group = reach[i] & reach[:, i]
-            outside = comp[~group[comp]]
-            if outside.size == 0:
-                continue
-            beaten_from_outside = reach[outside, i].any()
-            beats_outside = reach[i, outside].any()
-            bounds[i] = ("lower" if not beaten_from_outside
-                         else "upper" if not beats_outside else "open")
-    return comps, bounds
 
 
 def _notes(names: list[str], comps: list[np.ndarray], bounds: list[Bound | None],

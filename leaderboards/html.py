@@ -22,6 +22,7 @@ from leaderboards.cells import (
     columns,
     footer,
     html_table,
+    page_title,
     table_cells,
     text_index,
 )
@@ -48,8 +49,9 @@ def to_html(report: Report, history: EloHistory | None = None,
     ``replay.html`` beside the page."""
     rows, notes = table_cells(report)
     cols = columns(report)
+    title = inert.html(page_title(report))
     body = [
-        "<h1>Leaderboard</h1>",
+        f"<h1>{title}</h1>",
         _leaderboard_table(report, rows, replays),
         *(f'<p class="note">{inert.html(n)}</p>' for n in notes),
     ]
@@ -66,7 +68,7 @@ def to_html(report: Report, history: EloHistory | None = None,
              heat_map(report), "<h2>Faults per bot</h2>", faults_chart(report),
              f'<p class="note">{inert.html(footer(report))}</p>']
     return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-            f"<title>Leaderboard</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n"
+            f"<title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n"
             + "\n".join(body) + "\n</body>\n</html>\n")
 
 
@@ -104,4 +106,9 @@ svg .bound circle { fill: #fff; stroke: #c07a00; stroke-width: 2; }
 svg .unrated text.value { fill: #888; }
 svg .elo-line { fill: none; stroke-width: 2; }
 svg .band { opacity: 0.15; stroke: none; }
+.history:has(.key:hover, .bot-history:hover) .bot-history { opacity: 0.12; }
+.history .bot-history:hover { opacity: 1; }
+.history svg .elo-line { pointer-events: stroke; stroke-width: 2.5; }
+.history p.legend { display: flex; flex-wrap: wrap; gap: 0.2em 1.2em; max-width: 60em; }
+.history p.legend .key { margin: 0; cursor: default; }
 """

@@ -1,7 +1,7 @@
 """A game's own measure of each bot (chips won per hand, points per round), with its 95 %
 interval over clusters of games (duplicate groups).
 
-The measure is a ratio (``referee.games.api.Metric``): over a bot's games, the sum of
+The measure is a ratio (``Metric``, which a game declares): over a bot's games, the sum of
 ``score * scale`` divided by the sum of the games' ``units`` (hands, rounds). Games of one
 duplicate group replay one deal, so they are not independent; the groups are. Per group
 ``g`` the bot has ``y_g`` (its sum of ``score * scale``) and ``u_g`` (its sum of units);
@@ -28,12 +28,27 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the type only: leaderboards know nothing of games at run time
-    from referee.games.api import Metric
+from typing import Any, Protocol
 
 Z95 = 1.96
+
+
+class Metric(Protocol):
+    """What the leaderboards read of a game's own measure (``referee.games.api.Metric``
+    is one): over a bot's games, the sum of ``score * scale`` divided by the sum of the
+    games' units, named ``name`` in ``unit`` per ``per``. A protocol, so that the
+    leaderboards import nothing of the games."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def per(self) -> str: ...
+    @property
+    def scale(self) -> float: ...
+    @property
+    def higher_is_better(self) -> bool: ...
 
 
 class MetricError(ValueError):
@@ -58,10 +73,10 @@ def metric_label(metric: Metric) -> str:
     """The column header: ``chips won/hand (antes)``; a measure where less is better says
     so: ``points/round (lower is better)``.
 
-    >>> from referee.games.api import Metric
-    >>> metric_label(Metric("chips won", "antes", "hand"))
+    >>> from types import SimpleNamespace as Metric
+    >>> metric_label(Metric(name="chips won", unit="antes", per="hand", higher_is_better=True))
     'chips won/hand (antes)'
-    >>> metric_label(Metric("points", "", "round", higher_is_better=False))
+    >>> metric_label(Metric(name="points", unit="", per="round", higher_is_better=False))
     'points/round (lower is better)'
     """
     notes = [metric.unit] if metric.unit else []

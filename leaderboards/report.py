@@ -20,7 +20,7 @@ Records. ``schema_version`` 1 (Polish Poker: strict ``places`` and ``order``, ``
 and 2 (any game: ``places`` may be shared, ``[1, 1, 3]``; ``scores`` per seat or null;
 ``units``, the game's hands or rounds; ``order`` and ``rules`` optional) are read alike:
 the Elo and the standings come from ``seats`` and ``places``. ``metric``
-(``referee.games.api.Metric``, e.g. ``game.metric``) adds each bot's value of the game's
+(``leaderboards.metric.Metric``, e.g. ``game.metric``) adds each bot's value of the game's
 own measure with its 95 % interval (:mod:`leaderboards.metric`); it needs ``scores`` in
 every record. None (the default, and Polish Poker's) shows none.
 
@@ -52,15 +52,12 @@ import json
 import math
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from leaderboards.elo import Bound, EloFit, RatingError, fit_elo
-from leaderboards.metric import MetricError, MetricEstimate, metric_by_bot
+from leaderboards.metric import Metric, MetricError, MetricEstimate, metric_by_bot
 from leaderboards.standings import Standing, standings
 from referee.rundir import brief
-
-if TYPE_CHECKING:  # the type only: leaderboards know nothing of games at run time
-    from referee.games.api import Metric
 
 RECORD_SCHEMA_VERSIONS = (1, 2)
 # Settings read from the records (those that any record has): settings key -> journal field.

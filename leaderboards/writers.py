@@ -40,6 +40,7 @@ from leaderboards.cells import (
     footer,
     h2h_cells,
     md_table,
+    page_title,
     table_cells,
     text_index,
 )
@@ -96,7 +97,7 @@ def to_csv(report: Report) -> str:
 def to_markdown(report: Report, bracket: Mapping[str, Any] | None = None) -> str:
     """``leaderboard.md``; ``bracket``: a tables tournament's (``bracket.json``)."""
     rows, notes = table_cells(report)
-    blocks = ["# Leaderboard", inert.markdown(caption(report)),
+    blocks = [f"# {inert.markdown(page_title(report))}", inert.markdown(caption(report)),
               md_table(columns(report), rows, text_index(report)),
               *map(inert.markdown, notes),
               *([bracket_markdown(bracket)] if bracket is not None else []),

@@ -32,7 +32,8 @@ HEX_BYTES_PER_LINE = 32
 def exchange(game: str, params: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The ``act`` of the game's first check turn, keys in the referee's order, and the
     reply to it."""
-    view, action, _ = load_game(game, params).check_turns()[0]
+    turn = load_game(game, params).check_turns()[0]
+    view, action = turn.engine.view(turn.engine.current_seat), turn.legal
     request = {"type": "act", "view": view, "results": [], "deadline_ms": MOVE_MS + BANK_MS,
                "time": {"move_ms": MOVE_MS, "bank_ms": BANK_MS}, "seq": SEQ}
     return request, {"type": "action", "seq": SEQ, "action": action}

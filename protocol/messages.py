@@ -10,6 +10,7 @@ are opaque here and checked by the game's own codec.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -89,9 +90,11 @@ def expects_reply(message: dict[str, Any]) -> bool:
     return message["type"] in REQUEST_TYPES
 
 
-def welcome(bot_name: str) -> dict[str, Any]:
+def welcome(bot_name: str, options: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``options``: the bot's options from its bot argument (``referee.botargs``)."""
     return {"type": "welcome", "protocol": PROTOCOL_VERSION, "name": bot_name,
-            "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH}}
+            "limits": {"max_message_bytes": MAX_MESSAGE_BYTES, "max_depth": MAX_DEPTH},
+            "options": dict(options or {})}
 
 
 def refused(reason: str) -> dict[str, Any]:

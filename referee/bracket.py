@@ -4,16 +4,18 @@ The entrants are split into tables that play independently; the best 1 or 2 of e
 table go on, to a final table of 4 where possible (or to another stage of tables while
 they are too many for one). The final table's standings are the finishing order.
 
-- Tables: as few as hold everyone at ``max_table`` (capped by the game) each, sizes
-  as equal as possible (never below the game's minimum), the entrants dealt to them
+- Tables: as few as hold everyone at ``max_table`` (the game's largest table, or a
+  smaller one the run asks for) each, sizes as equal as possible (never below the
+  game's minimum), the entrants dealt to them
   in an order shuffled from the seed, in turn (table 0, 1, ..., 0, 1, ...). Later
   stages deal the advancers the same way, the tables' winners first, so that winners
-  are spread over the tables. (With ``max_table`` 7 or 8, in polacco, 7 or 8 entrants
-  make one table: the final.)
+  are spread over the tables. (With ``max_table`` 7 or 8, 7 or 8 entrants make one
+  table: the final.)
 - Each table plays ``games_per_table`` games among its own bots: duplicate groups, that
   number rounded up to whole groups of that table's size (so a 5-seat table may play
   fewer games than a 6-seat one; standings are means).
-- Standings: score = mean over games of (n - place) / (n - 1) (1 for a win, 0 for last),
+- Standings: score = mean over games of (n - place) / (n - 1) (1 for a win, 0 for last;
+  seats sharing a place score the same, a shared first place is a win each),
   counted over complete duplicate groups only; ties broken by more wins, then by
   head-to-head (among the bots tied on both, the games in which each finished ahead of
   each of the others), then by a lot drawn from the seed.
@@ -23,7 +25,7 @@ they are too many for one). The final table's standings are the finishing order.
   tables than that need another stage of tables.
 
 >>> names = [f"bot{i}" for i in range(9)]
->>> t = Tables(9, names, range(2, 7), games_per_table=10, seed=1)
+>>> t = Tables(9, names, range(2, 7), games_per_table=10, seed=1, max_table=6)
 >>> [(plan.sizes, plan.advance) for plan in t.plan]
 [((5, 4), 2), ((4,), 0)]
 >>> [(g.stage, g.table, g.group_size) for g in t.stage(0, [])[:2]]
@@ -186,8 +188,8 @@ class Tables:
     name = "tables"
 
     def __init__(self, n_bots: int, names: Sequence[str], game_seats: range,
-                 games_per_table: int, seed: int, duplicate: bool = True,
-                 max_table: int = 6, final_size: int = 4) -> None:
+                 games_per_table: int, seed: int, duplicate: bool = True, *,
+                 max_table: int, final_size: int = 4) -> None:
         if n_bots < MIN_ENTRANTS:
             raise ValueError(f"the tables format is for {MIN_ENTRANTS} or more entrants, "
                              f"not {n_bots}; play a round robin")
@@ -309,15 +311,26 @@ class Tables:
             if rec.get("seats") != seats:
                 raise ValueError(f"game {game.index}: seats {rec.get('seats')} but the "
                                  f"schedule gives {seats}")
-            if sorted(rec.get("places", ())) != list(range(1, len(seats) + 1)):
+            if not _ranking(rec.get("places", ()), len(seats)):
                 raise ValueError(f"game {game.index}: places {rec.get('places')} are not "
-                                 f"1..{len(seats)}")
+                                 f"a ranking of {len(seats)} seats")
             results.append(rec)
         bots = games[0].seating
         ranking = _rank(bots, {r["game"]: r for r in complete_groups(results)},
                         {g.index: g.seating for g in games},
                         random.Random(f"{self.seed}/tiebreak/{number}/{table}"))
         return _TableState(bots, tuple(games), len(results), ranking)
+
+
+def _ranking(places: Sequence[int], n: int) -> bool:
+    """Whether ``places`` ranks ``n`` seats, equal results sharing a place: each place is
+    1 plus the number of seats placed better (1, 1, 3 but not 1, 1, 2).
+
+    >>> _ranking([1, 1, 4, 3], 4), _ranking([2, 1, 4, 2], 4), _ranking([1, 1, 2], 3)
+    (True, True, False)
+    """
+    return (len(places) == n and all(type(p) is int for p in places)
+            and all(p == 1 + sum(q < p for q in places) for p in places))
 
 
 def _deal(order: Sequence[int] | range, sizes: Sequence[int]) -> list[tuple[int, ...]]:

@@ -1,17 +1,20 @@
 """``referee check BOT``: does a bot speak the protocol and play legally?
 
 Starts the bot as a run starts its bots (the same sandbox, limits and cgroups:
-``referee.confine``), waits for its hello, plays the game's scripted turns (``Game.check_turns``:
-positions a bot most easily gets wrong), judging each answer with the game
-(``Game.judge``), sends a game end, then ``bye``, and reports each step as PASS or FAIL
-with the reason. A failure after which the bot cannot be asked anything more (it
-exited, or did not answer in time) stops the check there: the steps after it are not
-run, rather than failed. The bot's logs go to a folder that is kept, and printed;
-nothing else is left behind.
+``referee.confine``), waits for its hello, plays the game's scripted turns
+(``Game.check_turns``: positions a bot most easily gets wrong), each as a game of its own
+with the messages a real run sends (SPEC.md section 4), judging each answer with the
+game's engine (``Game.judge``), then says ``bye``, and reports each step as PASS or FAIL
+with the reason and the action the bot sent. A failure after which the bot cannot be
+asked anything more (it exited, or did not answer in time) stops the check there: the
+steps after it are not run, rather than failed. The bot's logs go to a folder that is
+kept, and printed; nothing else is left behind.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import time
 from collections.abc import Callable
 from functools import partial
@@ -25,11 +28,14 @@ from leaderboards import inert
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, new_seq, parse_bot_message
 from referee.confine import Confinement
-from referee.games.api import Game
+from referee.games.api import CheckTurn, Engine, Game
 from referee.hub import Hub
 from referee.logs import LogPump
+from referee.match import game_end
 from referee.process import BotLimits, BotSpec
 from referee.sandbox import masks
+
+SHOWN_CHARS = 200  # of a bot's action, in a PASS or FAIL line
 
 
 class CheckFailed(Exception):
@@ -47,12 +53,13 @@ class _Session:
         self.hub: Hub[str] = Hub(other_users=limits.ids_for(
             0, confinement.sandbox.kind != "none") is not None)
         self.peer = "bot"
-        token = self.hub.new_token(self.peer, spec.name)
+        token = self.hub.new_token(self.peer, spec.name, dict(spec.options))
         self.logs = LogPump(limits.log_bytes)
         try:
             self.proc = confinement.start(spec, self.hub.endpoint, token, log_dir, "check",
                                           self.logs, game=rules.name,
-                                          hide=masks(spec.path, [spec.path], log_dir.parent))
+                                          hide=masks(spec.path, [spec.path], log_dir.parent),
+                                          start_timeout_ms=start_ms)
         except OSError as exc:  # the system refused to run it (not a program, ...)
             self.hub.close()
             self.logs.close()
@@ -111,24 +118,46 @@ class _Session:
         self.logs.close()
 
 
-def _play_turn(s: _Session, rules: Game, view: dict[str, Any], move_ms: int) -> str:
-    """Send the game's scripted ``view``; the answer must be an action the game allows."""
-    seat, players = view.get("seat", 0), view.get("players", 2)
+def _play_turn(s: _Session, rules: Game, turn: CheckTurn, move_ms: int) -> str:
+    """Play the game's scripted position as a real run would: ``game_start``, an ``act``
+    with the position's view and the notices the seat has had so far; the answer must be
+    an action the engine accepts there. The other seats then leave the game, which ends
+    it, and ``game_end`` carries its places, scores, order and the seat's notices."""
+    engine = copy.deepcopy(turn.engine)
+    seat = engine.current_seat
+    assert seat is not None, "a check turn has a seat to act"
+    clock = {"move_ms": move_ms, "bank_ms": 0}
     s.send({"type": "game_start", "game": rules.name, "game_id": "check", "seat": seat,
-            "players": players, "seed": 1, "params": rules.params,
-            "time": {"move_ms": move_ms, "bank_ms": 0}})
-    payload = s.request({"type": "act", "view": view, "deadline_ms": move_ms,
-                         "results": [], "time": {"move_ms": move_ms, "bank_ms": 0}},
-                        move_ms)
+            "players": engine.players, "seed": 1, "params": rules.params, "time": clock})
+    payload = s.request({"type": "act", "view": engine.view(seat),
+                         "results": _notices(engine, seat, 0), "deadline_ms": move_ms,
+                         "time": clock}, move_ms)
+    sent = _shown(payload)
     try:
         action = rules.parse_action(payload)
     except ValueError as exc:
-        raise CheckFailed(f"malformed action: {exc}") from None
-    why = rules.judge(view, action)
+        raise CheckFailed(f"malformed action {sent}: {exc}") from None
+    why = rules.judge(engine, action)
     if why is not None:
-        raise CheckFailed(f"illegal: {why}")
-    s.send({"type": "game_end", "order": [], "places": [], "scores": None, "results": []})
-    return f"played {action!r}"[:200]
+        raise CheckFailed(f"illegal action {sent}: {why}")
+    since = len(engine.events)
+    engine.apply(seat, action)
+    for other in range(engine.players):
+        if other != seat and not engine.is_over and engine.active[other]:
+            engine.forfeit(other, "check")
+    s.send({"type": "game_end", **game_end(engine.outcome()),
+            "results": _notices(engine, seat, since)})
+    return f"played {sent}"
+
+
+def _notices(engine: Engine, seat: int, since: int) -> list[dict[str, Any]]:
+    return [payload for to, payload in engine.notices(since) if to == seat]
+
+
+def _shown(payload: Any) -> str:
+    """What the bot sent, as JSON (its own values, not Python's reprs), cut short."""
+    text = json.dumps(payload, ensure_ascii=False, default=repr)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
 def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: Console,
@@ -141,7 +170,7 @@ def run_check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, console: 
     def line(mark: tuple[str, str] | str, text: str) -> None:
         console.print(Text.assemble(mark, inert.terminal(text)), soft_wrap=True)
 
-    confinement = Confinement.open(sandbox, limits)
+    confinement = Confinement.open(sandbox, limits, rules.kernels)
     try:
         return _check(spec, rules, move_ms, start_ms, log_dir, confinement, line)
     finally:
@@ -161,8 +190,8 @@ def _check(spec: BotSpec, rules: Game, move_ms: int, start_ms: int, log_dir: Pat
     steps: list[tuple[str, Callable[[], str]]] = [
         ("start and hello", lambda: (s.hello(), f"connected as {spec.name}")[1]),
         *((f"{rules.name}, scripted turn {i} of {len(turns)}",
-           partial(_play_turn, s, rules, view, move_ms))
-          for i, (view, _, _) in enumerate(turns, 1)),
+           partial(_play_turn, s, rules, turn, move_ms))
+          for i, turn in enumerate(turns, 1)),
         ("bye", partial(_say_bye, s, move_ms)),
     ]
     code = 0

@@ -46,10 +46,16 @@ from leaderboards import (
     rich_table,
     write_reports,
 )
+from leaderboards.bracket_rank import rank_by_bracket
+from leaderboards.report import Report
 from leaderboards.sprt import Sprt
 from referee.bracket import Tables, bracket_to_dict, render_bracket
+from referee.budget import Budget, parse_budget
 from referee.cgroup import cpu_cap_problem, freezer_parent
-from referee.cluster import Cluster, ClusterError, ClusterPool, connect
+from referee.ciopts import EventOpt, MaxTimeOpt, ResumeOpt
+from referee.cluster import ClusterPool
+from referee.clusterconnect import Cluster, ClusterError, connect
+from referee.clusterwatch import ClusterLost
 from referee.config import (
     FORMATS,
     ConfigError,
@@ -60,6 +66,14 @@ from referee.config import (
     parse_size,
 )
 from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
+from referee.entrants import (
+    FieldOptions,
+    ShareError,
+    check_shares,
+    games_for_each,
+    share_line,
+    total_games,
+)
 from referee.gameopts import (
     GameOpt,
     ParamOpt,
@@ -72,6 +86,7 @@ from referee.gameopts import (
 from referee.games import DEFAULT_GAME
 from referee.games.api import Game
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
+from referee.jobsummary import SUMMARY_FILE, run_summary, sprt_summary, write_summary
 from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
 from referee.process import (
     BotFileError,
@@ -92,9 +107,10 @@ from referee.rundir import (
     write_text,
 )
 from referee.runner import BotStartError, Runner
+from referee.samerun import holds_run, same_run
 from referee.sandbox import SandboxError, hosting_paths, resolve
-from referee.show.html import REPLAY_FILE, replay_after_run
-from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt
+from referee.show.html import REPLAY_FILE, RUN_END_GAMES, replay_after_run, replay_pending
+from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt, test_params
 from referee.summary import bot_faults
 from referee.summary import render as render_faults
 from referee.tournament import Tournament, load_config, make_format
@@ -108,6 +124,7 @@ except ImportError:  # pragma: no cover - an older typer, on click
 EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 128 + signal.SIGTERM
 EXIT_SPRT_INCONCLUSIVE, EXIT_SPRT_USAGE = 2, 5
+EXIT_TIME_BUDGET = 124  # `run` stopped by --max-time (as timeout(1) says it)
 # The exit code of ``sprt``'s verdict, once it is printed: ``run_app`` lets only a verdict
 # end ``sprt`` with 0, 1 or 2 (a usage error found by the option parser is 5).
 _sprt_verdict: int | None = None
@@ -208,6 +225,12 @@ ClusterOpt = Annotated[str | None, typer.Option(
     help="Play the games on a Dask cluster: its scheduler's address (tcp://HOST:8786), or "
          "local:N for N workers on this machine; --concurrency is then the games at once on "
          "each worker. Needs the cluster extra (docs/cluster.md).")]
+ClusterWaitOpt = Annotated[str, typer.Option(
+    help="How long --cluster waits for a Dask worker when it has none, e.g. 10m (0: for "
+         "ever).")]
+ClusterInsecureOpt = Annotated[bool, typer.Option(
+    help="Allow an unencrypted --cluster address (tcp://) for sandboxed bots: anyone who "
+         "reaches the scheduler can run code on the workers (docs/cluster.md).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
@@ -257,22 +280,25 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
                 limits: BotLimits, sandbox: str, *, format: str = "round-robin",
                 duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
                 in_process: bool = False, workers: int = 1,
-                secret_file: Path | None = None) -> RunConfig:
+                secret_file: Path | None = None, field: FieldOptions | None = None,
+                event: str | None = None, new_run: bool = True) -> RunConfig:
     """Check the options of a run of ``game`` (``referee.gameopts.resolve_game``) and
     resolve them; ConfigError, SecretError or
     BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
     is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
     specs = resolve_bots(bot_args)
+    field = field or FieldOptions()
     sandbox = "none" if in_process else resolve(sandbox)[0]
     if not in_process:
         check_run_as(specs, sandbox, limits)
     if format not in FORMATS:
         raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
     allowed = game.seats
-    if format == "tables":  # the format sizes the tables; this is the largest allowed
-        players = min(TABLES_MAX, allowed[-1]) if players is None else players
-        if players > TABLES_MAX:
-            raise ConfigError(f"--format tables seats at most {TABLES_MAX} per table")
+    if format == "tables":  # the format sizes the tables; --players is the largest
+        players = game.max_table if players is None else players
+        if players > game.max_table:
+            raise ConfigError(f"--format tables: {game.name} seats at most "
+                              f"{game.max_table} per table, not {players}")
     elif format == "gauntlet":
         candidates = candidates or 1
         if not 1 <= candidates < len(specs):
@@ -292,6 +318,8 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     if len(specs) < n_players and format != "tables":
         raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
                           "give a file more than once for self-play")
+    games = total_games(format, len(specs), n_players, candidates, games, field.per_bot,
+                        field.per_encounter)
     if games < 1 or concurrency < 1 or max_faults < 1 or workers < 1:
         raise ConfigError("--games, --concurrency, --max-faults and --workers must be at "
                           "least 1")
@@ -312,12 +340,20 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
         candidates=candidates if format == "gauntlet" else 0,
         baseline=baseline if format == "gauntlet" else None, in_process=in_process,
         workers=min(workers, games),  # each worker has one of the games at once, or more
+        strict_start=field.strict_start, allow_same_author=field.allow_same_author,
+        event=event,
     )
     try:
-        make_format(config.to_dict())  # the format checks what it can seat
+        if field.per_bot or field.per_encounter:
+            config = replace(config, games=games_for_each(
+                lambda g: make_format(replace(config, games=g).to_dict()).stage(0, []),
+                games, n_players, config.candidates, field.per_bot or field.per_encounter))
+        first = make_format(config.to_dict()).stage(0, [])  # the format checks its seats
+        if format != "tables":
+            check_shares(first, [b.name for b in specs], format)
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
-    check_out(config.out, new_run=True)
+    check_out(config.out, new_run=new_run)
     return config
 
 
@@ -374,6 +410,23 @@ def run(
     limit_cores: CoresOpt = 0.0,
     cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
+    games_per_bot: Annotated[int | None, typer.Option(
+        help="round-robin: games each bot plays (replaces --games).")] = None,
+    games_per_encounter: Annotated[int | None, typer.Option(
+        help="gauntlet: games each candidate plays with each field bot, as fastchess's "
+             "and cutechess's -games (replaces --games).")] = None,
+    strict_start: Annotated[bool, typer.Option(
+        "--strict-start", help="Start every bot before the first game and end the run "
+                               "(exit 3) if one cannot start, instead of forfeiting its "
+                               "games.")] = False,
+    allow_same_author: Annotated[bool, typer.Option(
+        "--allow-same-author", help="Let bots of one author (author=NAME in the bot "
+                                    "argument) share a table.")] = False,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
+    max_time: MaxTimeOpt = None,
+    resume_run: ResumeOpt = False,
+    event: EventOpt = None,
 ) -> None:
     """Play games between bots and print the leaderboard. Ctrl-C stops cleanly; `referee
     resume RUN_DIR` goes on from there."""
@@ -381,30 +434,38 @@ def run(
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
+        budget, again = parse_budget(max_time), holds_run(out, resume_run)
         config = make_config(list(bots) + list(more_bots or []), kind, players, games, seed,
                              move_time, time_bank, concurrency, max_faults, start_timeout, out,
                              limits, sandbox, format=format, duplicate=duplicate,
                              candidates=candidates, baseline=baseline, in_process=in_process,
-                             workers=workers, secret_file=secret_file)
+                             workers=workers, secret_file=secret_file, event=event,
+                             new_run=not again,
+                             field=FieldOptions(games_per_bot, games_per_encounter,
+                                                strict_start, allow_same_author))
+        if again:
+            config = same_run(config, seed is not None, secret_file is not None)
         if cluster is not None and (in_process or workers > 1):
             raise ConfigError("--cluster plays the games on the cluster's workers: drop "
                               "--in-process and --workers")
         local = load_local_bots(config.bots) if in_process else None
-        remote = join_cluster(cluster)
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
-    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
+    except (ConfigError, SecretError, BotFileError, SandboxError, ShareError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(play(config, local, cluster=remote))
+    raise typer.Exit(play(config, local, resume=again, cluster=remote, budget=budget))
 
 
-def join_cluster(address: str | None) -> Cluster | None:
-    """The Dask cluster of ``--cluster``, connected (None without it); ConfigError if
-    it cannot be used."""
+def join_cluster(address: str | None, config: RunConfig, wait: str,
+                 insecure: bool) -> Cluster | None:
+    """The Dask cluster of ``--cluster`` for ``config``'s run, connected once it has a
+    worker (None without it); ConfigError if it cannot be used."""
     if address is None:
         return None
     try:
-        return connect(address)
+        return connect(address, parse_duration(wait) / 1000, insecure,
+                       trusted=config.sandbox == "none", note=say)
     except ClusterError as exc:
         raise ConfigError(str(exc)) from None
 
@@ -416,28 +477,36 @@ def resume(
     trust: Annotated[bool, typer.Option(
         "--trust", help="Resume a run this host did not seal (made elsewhere, or before "
                         "seals): you vouch for its bots and settings (SECURITY.md).")] = False,
+    start_timeout: Annotated[str | None, typer.Option(
+        help="Time a bot has to start and say hello (default: the run's); it changes no "
+             "result.")] = None,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
+    max_time: MaxTimeOpt = None,
 ) -> None:
     """Go on with an interrupted run: the same schedule from its recorded configuration
     and seed, skipping the games already in its journal. An SPRT run goes on with its
     test and exits as `referee sprt` does."""
     try:
-        config = load_config(run_dir, trust)
+        config, budget = load_config(run_dir, trust), parse_budget(max_time)
+        if start_timeout is not None:
+            config = replace(config, start_timeout_ms=parse_duration(start_timeout))
         check_out(config.out, new_run=False)
         if cluster is not None and config.in_process:
             raise ConfigError("--cluster plays bot processes; this run is played in-process")
         if config.format == "sprt":  # the test goes on from its journal
             test, max_games = load_test(run_dir)
-            raise typer.Exit(run_sprt(config, test, max_games, resume=True,
-                                      cluster=join_cluster(cluster)))
+            raise typer.Exit(run_sprt(config, test, max_games, resume=True, cluster=join_cluster(
+                cluster, config, cluster_wait, cluster_insecure), budget=budget))
         local = load_local_bots(config.bots) if config.in_process else None
         if local is None and config.sandbox != "none" and cluster is None:
             resolve(config.sandbox)  # the run's sandbox must still work here
-        remote = join_cluster(cluster)
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
-    raise typer.Exit(play(config, local, resume=True, cluster=remote))
+    raise typer.Exit(play(config, local, resume=True, cluster=remote, budget=budget))
 
 
 def guarded(config: RunConfig, body: Callable[[], int]) -> int:
@@ -454,6 +523,10 @@ def guarded(config: RunConfig, body: Callable[[], int]) -> int:
     except RunFileError as exc:  # a link or a FIFO where the run writes (rundir.open_in)
         say(str(exc), "error: ")
         return EXIT_USAGE
+    except ClusterLost as exc:
+        say(f"{exc}; the finished games are in {config.out}: once a scheduler and workers are "
+            f"there, go on with: referee resume {config.out} --cluster {exc.address}", "error: ")
+        return EXIT_INTERNAL
     except KeyboardInterrupt as exc:
         say(f"interrupted: the finished games are in {config.out}")
         return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
@@ -512,8 +585,8 @@ def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
     return {key: config[key] for key in SETTINGS_KEYS if key in config and key not in varying}
 
 
-TABLES_MAX = 6  # official rules 8.4: tables of at most 6
-SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed")
+SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed",
+                 "event")
 
 
 def deals_note(config: RunConfig) -> str:
@@ -531,7 +604,7 @@ def planned_games(tournament: Tournament) -> int | None:
 
 
 def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = False,
-         cluster: Cluster | None = None) -> int:
+         cluster: Cluster | None = None, budget: Budget | None = None) -> int:
     """Play (or, with ``resume``, go on with) the run of ``config``; returns the exit
     code. ``local``: the bots, when they are played in-process; ``cluster``: the Dask
     cluster that plays them (``referee.cluster``)."""
@@ -565,32 +638,37 @@ def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = 
         f"{', in-process' if local is not None else ''}"
         f"{f', {config.workers} workers' if config.workers > 1 else ''}"
         f"{f', cluster {cluster.address}' if cluster is not None else ''})", to=console)
+    first = runner.format.stage(0, [])
+    if isinstance(first, list) and config.format != "tables":
+        say(share_line(first, len(config.bots), config.candidates), to=console)
     if local is None:
         say(describe_isolation(config.sandbox, config.limits), to=console)
     board = LiveBoard(console, total, run_report(
         merge_settings([run_settings(config.to_dict())]), [b.name for b in config.bots],
         (config.baseline, 0.0) if config.baseline else None,
         varying_settings(config.to_dict()), runner.rules.metric),
-        lambda s: say(s, to=console), config.out if resume else None)
+        lambda s: say(s, to=console), config.out if resume else None, config.concurrency)
     runner.progress = board.on_game
     caught: list[int] = []
 
+    budget = budget or Budget()
+
     def body() -> int:
-        with board, interrupts(runner, caught):
+        with board, interrupts(runner, caught), budget.running(runner.interrupt):
             runner.run()
         return EXIT_OK
 
     code = guarded(config, body)
     if code in (EXIT_OK, EXIT_BOT_START, EXIT_INTERRUPTED, EXIT_TERMINATED):
         # Not after a failed write: the run directory is what failed.
-        code = guarded(config, lambda: wrap_up(config, runner, board, code, caught))
+        code = guarded(config, lambda: wrap_up(config, runner, board, code, caught, budget))
     return code
 
 
 def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
-            signals: list[int]) -> int:
+            signals: list[int], budget: Budget) -> int:
     """After the games: the counters, then the resume hint (stopped) or the leaderboard
-    and bracket (finished); the exit code."""
+    and bracket (finished), ``summary.md``, and last the replay page; the exit code."""
     if isinstance(runner, Runner | WorkerPool | ClusterPool):
         write_text(config.out / "counters.json",
                    json.dumps(runner.counters_report(), indent=2) + "\n")
@@ -600,8 +678,14 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
         print_fault_summary(so_far, config.out)
         abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
                      if runner.abandoned else "")
-        say(f"interrupted: {runner.played} games are in the journal{abandoned}; go on with: "
+        why = f"{budget.option} ran out" if budget.expired else "interrupted"
+        write_summary(config.out, run_summary(partial_report(board, so_far), so_far,
+                                              planned_games(runner), config.out, config.event,
+                                              why))
+        say(f"{why}: {runner.played} games are in the journal{abandoned}; go on with: "
             f"referee resume {config.out}")
+        if budget.expired and not signals:
+            return EXIT_TIME_BUDGET
         terminated = code == EXIT_TERMINATED or signal.SIGTERM in signals[:1]
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     if code != EXIT_OK:
@@ -618,9 +702,11 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     bracket = None if b is None else bracket_to_dict(b)
     if bracket is not None:
         write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
-    replay = replay_after_run(config.out, lambda line: say(line, "error: "),
-                              lambda line: say(line, to=console))
-    write_reports(report, config.out, records, bracket, replays=replay is not None)
+        report = rank_by_bracket(report, bracket)
+    # The standings first: they are what the user waits for; the replay page comes last
+    # (linked from the start: it is written now, or by a process of its own just after).
+    linked = len(records) <= RUN_END_GAMES
+    write_reports(report, config.out, records, bracket, replays=linked)
     console.print(rich_table(report, console.width))
     if b is not None:
         text = render_bracket(b)
@@ -629,10 +715,24 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
             say(line, to=console)
     say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
         "leaderboard.{json,csv,md,html}", to=console)
+    print_fault_summary(records, config.out)
+    write_summary(config.out, run_summary(report, records, planned_games(runner), config.out,
+                                          config.event))
+    replay = replay_after_run(config.out, lambda line: say(line, "error: "),
+                              lambda line: say(line, to=console))
     if replay is not None:
         say(f"replays {replay}", to=console)
-    print_fault_summary(records, config.out)
+    elif linked and not (config.out / REPLAY_FILE).is_file() and not replay_pending(config.out):
+        write_reports(report, config.out, records, bracket)  # no page to link to after all
     return EXIT_OK
+
+
+def partial_report(board: LiveBoard, records: list[dict[str, Any]]) -> Report | None:
+    """The leaderboard of a stopped run's games, if they make one yet."""
+    try:
+        return board.report(records) if records else None
+    except ReportError:
+        return None
 
 
 def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
@@ -673,6 +773,7 @@ def rate(
         report = build_report(records, settings, anchor=anchor_at, allow_mixed=mixed,
                               metric=records_metric(records))
         bracket = run_bracket(configs, records)
+        report = rank_by_bracket(report, bracket)
     except (ConfigError, JournalError, ReportError, ValueError, KeyError) as exc:
         raise fail(EXIT_USAGE, str(exc)) from None
     target = out or (run_dirs[0] if len(run_dirs) == 1 else default_out("merged"))
@@ -743,13 +844,18 @@ def sprt(
     limit_cores: CoresOpt = 0.0,
     cpu_turns: TurnsOpt = False,
     cluster: ClusterOpt = None,
+    cluster_wait: ClusterWaitOpt = "10m",
+    cluster_insecure: ClusterInsecureOpt = False,
+    max_time: MaxTimeOpt = None,
+    resume_run: ResumeOpt = False,
+    event: EventOpt = None,
 ) -> None:
     """Is the candidate better than the baseline? Heads-up games in seat-swapped pairs on
     the same deals until the SPRT decides.
 
     Exit codes: 0 H1 accepted (better by at least --elo1), 1 H0 accepted, 2 inconclusive
-    at --max-games, 3 a bot could not start, 4 the run directory cannot be written or an
-    internal error, 5 bad usage, 130 interrupted, 143 terminated; nothing else.
+    at --max-games or --max-time, 3 a bot could not start, 4 the run directory cannot be
+    written or an internal error, 5 bad usage, 130 interrupted, 143 terminated; nothing else.
     """
     try:
         if max_games < 2:
@@ -761,21 +867,29 @@ def sprt(
         limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
                              run_as, limit_disk, limit_cores, cpu_turns)
         kind = resolve_game(game, param, rules)
+        budget, again = parse_budget(max_time), holds_run(out, resume_run)
         config = replace(make_config([candidate, baseline], kind, 2, max_games, seed,
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
-                                     secret_file=secret_file), format="sprt")
-        remote = join_cluster(cluster)
+                                     secret_file=secret_file, event=event, new_run=not again),
+                         format="sprt")
+        test = Sprt(elo0, elo1, alpha, beta)
+        if again:
+            recorded, recorded_max = load_test(config.out)
+            config = same_run(config, seed is not None, secret_file is not None,
+                              test_params(test, max_games),
+                              test_params(recorded, recorded_max))
+        remote = join_cluster(cluster, config, cluster_wait, cluster_insecure)
     except BotNotRunnable as exc:
         raise fail(EXIT_BOT_START, str(exc)) from None
     except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
         raise fail(EXIT_SPRT_USAGE, str(exc)) from None
-    raise typer.Exit(run_sprt(config, Sprt(elo0, elo1, alpha, beta), max_games,
-                              cluster=remote))
+    raise typer.Exit(run_sprt(config, test, max_games, resume=again, cluster=remote,
+                              budget=budget))
 
 
 def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False,
-             cluster: Cluster | None = None) -> int:
+             cluster: Cluster | None = None, budget: Budget | None = None) -> int:
     """Play (or go on with) the SPRT of ``config``, on ``cluster`` if given; prints the
     verdict, returns the exit code of ``referee sprt``."""
     global _sprt_verdict, _sprt_mode
@@ -805,7 +919,8 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
         if live_on:
             live.start()
         try:
-            result.append(play_sprt(config, test, max_games, on_update, resume, cluster))
+            result.append(play_sprt(config, test, max_games, on_update, resume, cluster,
+                                    budget))
         finally:
             if live_on:
                 live.stop()
@@ -822,10 +937,12 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
     if code != EXIT_OK:
         return code
     match = result[0]
-    replay_after_run(config.out, lambda line: say(line, "error: "),
-                     lambda line: say(line, to=console))
+    out_of_time = budget is not None and budget.expired and match.verdict == "inconclusive"
+    why = budget.option + " ran out" if out_of_time else f"--max-games {max_games}"
     say(status_line(match), to=console)
-    say(f"result in {config.out / SPRT_FILE}", to=console)
+    write_summary(config.out, sprt_summary(match.to_dict(), so_far, config.out, config.event,
+                                           "" if match.verdict != "inconclusive" else why))
+    say(f"result in {config.out / SPRT_FILE}, {config.out / SUMMARY_FILE}", to=console)
     if match.verdict == "H1":
         say(f"H1 accepted: {cand} is better by at least {test.elo1:g} Elo", to=console)
         code = EXIT_OK
@@ -833,9 +950,12 @@ def run_sprt(config: RunConfig, test: Sprt, max_games: int, resume: bool = False
         say(f"H0 accepted: {cand} is not better by {test.elo1:g} Elo", to=console)
         code = EXIT_NONCOMPLIANT
     else:
-        say(f"inconclusive after {match.games} games (--max-games {max_games})", to=console)
+        then = f"; go on with: referee resume {config.out}" if out_of_time else ""
+        say(f"inconclusive after {match.games} games ({why}){then}", to=console)
         code = EXIT_SPRT_INCONCLUSIVE
     _sprt_verdict = code  # only now: the verdict is printed
+    replay_after_run(config.out, lambda line: say(line, "error: "),
+                     lambda line: say(line, to=console))
     return code
 
 
@@ -958,7 +1078,7 @@ def verify(
     except ValueError as exc:
         raise fail(EXIT_NONCOMPLIANT, str(exc)) from None
     whole = "" if unfinished else " and are all the schedule has"
-    say(f"ok: {report.games} games ({report.units} hands or rounds, {report.faults} faults) in "
+    say(f"ok: {report.games} games ({report.units} {report.unit}, {report.faults} faults) in "
         f"{run_dir} agree with their transcripts{whole}", to=console)
 
 

@@ -12,49 +12,50 @@ referee worker process (``referee.clusterhost``): the very ``python -m referee.w
 process of ``--workers``, with its own endpoint, its own bot processes reused game after
 game, the run's limits, sandbox, fault policy and CPU-wait rule. Only the transport
 differs: games come in as tasks, records go out as results. The run's configuration
-and bot files (addressed by their sha256) are sent to every worker once, when the run
-opens; no filesystem is shared. A bot's logs stay on the worker that ran it.
+and bots (``referee.bottree``: each its folder, addressed by the hash of its tree) are
+sent to every worker once, as a worker plugin, when the run opens; no filesystem is
+shared. A bot's logs stay on the worker that ran it.
 
 Faults: a Dask worker that dies loses its batches in flight; the scheduler runs those
 tasks again on another worker (``distributed.scheduler.allowed-failures`` times), and
-the coordinator journals each batch once, when its task is done.
+the coordinator journals each batch once, when its task is done. A hung worker, a lost
+scheduler, a cluster left without workers: ``referee.clusterwatch``.
 """
 
 from __future__ import annotations
 
-import logging
-import signal
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
+from referee.bottree import BotFileMismatch, BotTree
+from referee.clusterconnect import Cluster
 from referee.clusterhost import (
-    BotFile,
-    BotFileMismatch,
     Record,
     RunPayload,
+    SessionPlugin,
     end_session,
     play_batch,
+    plugin_name,
+    progress_topic,
 )
+from referee.clusterwatch import ClusterLost, Watch
 from referee.config import ConfigError, RunConfig
 from referee.runner import BotStartError
 from referee.schedule import ScheduledGame
 from referee.tournament import ProgressFn, Tournament
 from referee.workers import TICK_S, WorkerError, sum_counters
 
-CONNECT_TIMEOUT_S = 10.0  # for the scheduler to answer
 BATCH_PER_SLOT = 4        # games of a batch per game slot of a worker, at least
 BATCH_S = 1.0             # ... and as many as a worker plays in this long
 BATCH_MAX = 1024          # games of a batch, at most
 BATCHES_PER_WORKER = 2    # batches in flight per Dask worker: one plays, one waits
-THREADS_PER_WORKER = BATCHES_PER_WORKER  # of each worker of ``--cluster local:N``
-WORKERS_EVERY_S = 1.0     # how often the coordinator asks how many workers there are
 
-BatchFn = Callable[[RunPayload, list[ScheduledGame]], list[Record]]
+BatchFn = Callable[[str, list[ScheduledGame]], list[Record]]  # session key, games
 
 
 def batch_size(games_per_s: float, least: int) -> int:
@@ -69,67 +70,9 @@ def batch_size(games_per_s: float, least: int) -> int:
     return max(least, min(BATCH_MAX, int(games_per_s * BATCH_S)))
 
 
-class ClusterError(RuntimeError):
-    """A cluster that cannot be used: a bad address, or no scheduler answers there."""
-
-
 def session_key(config: RunConfig) -> str:
     """A name for one session of a run (a resume is another session)."""
     return f"{config.out.name[:40]}-{uuid.uuid4().hex[:12]}"
-
-
-@dataclass
-class Cluster:
-    """A connection to a Dask scheduler (and the ``LocalCluster`` behind it, if ours)."""
-
-    address: str
-    client: Any
-    local: Any = None
-
-    def close(self) -> None:
-        self.client.close()
-        if self.local is not None:
-            self.local.close()
-
-
-def connect(address: str) -> Cluster:
-    """``tcp://HOST:PORT`` (any Dask address) or ``local:N`` (a LocalCluster of N
-    workers on this machine); ClusterError if the extra is missing or nobody answers."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError:
-        raise ClusterError("--cluster needs Dask: pip install "
-                           "'polish-poker-referee[cluster]'") from None
-    if address.startswith("local:"):
-        try:
-            n = int(address.removeprefix("local:"))
-            if n < 1:
-                raise ValueError
-        except ValueError:
-            raise ClusterError(f"--cluster {address}: write local:N with N a number of "
-                               "workers, 1 or more") from None
-        # A Ctrl-C on the terminal is the coordinator's to handle (it ends the workers'
-        # games itself): the worker processes are started with SIGINT ignored, which they
-        # keep (Python and asyncio leave an ignored SIGINT alone). What fails in a task
-        # the coordinator reports in one line: the workers' own logs would repeat it.
-        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-        try:
-            local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
-                                 processes=True, dashboard_address=None,
-                                 silence_logs=logging.CRITICAL)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        return Cluster(address, Client(local), local)
-    if "://" not in address:
-        raise ClusterError(f"--cluster {address}: give a scheduler address such as "
-                           "tcp://HOST:8786, or local:N")
-    try:
-        client = Client(address, timeout=CONNECT_TIMEOUT_S)
-    except (OSError, TimeoutError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ClusterError(f"--cluster {address}: no Dask scheduler answers there "
-                           f"({first[:200]})") from None
-    return Cluster(address, client)
 
 
 class ClusterPool(Tournament):
@@ -152,31 +95,38 @@ class ClusterPool(Tournament):
         self._session_games = 0  # games journalled by this session
         self._started_at: float | None = None
         self.payload: RunPayload | None = None
-        self._payload_future: Any = None
         self._inflight: dict[Any, list[ScheduledGame]] = {}
         self._reports: list[dict[str, Any]] = []
-        self._n_workers, self._workers_at = 1, -WORKERS_EVERY_S
+        self._lost = False
+        self._watch = Watch(config, warn or (lambda message: print(message, file=sys.stderr)))
 
     def open(self) -> None:
-        """Send the run's configuration and bot files to every worker (once)."""
+        """Send the run's configuration and bots to every worker, once each
+        (``SessionPlugin``)."""
         self.payload = RunPayload(session_key(self.config), self.config,
-                                  tuple(BotFile.read(b) for b in self.config.bots))
-        self._payload_future = self.cluster.client.scatter(self.payload, broadcast=True,
-                                                           hash=False)
+                                  tuple(BotTree.read(b, self.config.out)
+                                        for b in self.config.bots))
+        client = self.cluster.client
+        client.subscribe_topic(progress_topic(self.payload.key), self._watch.progressed)
+        client.register_plugin(SessionPlugin(self.payload), name=plugin_name(self.config))
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
         """Keep BATCHES_PER_WORKER batches in flight per worker; journal each batch's
         games when its task is done. After ``stop()``, the batches in flight are waited
         for; after ``interrupt()``, they are abandoned."""
-        more = True
-        while not self.stopping:
-            if more:
-                more = self._hand_out(games)
-            if not more and not self._inflight:
-                return
-            self._collect_some()
-        while self._inflight and not self.interrupted:
-            self._collect_some()
+        try:
+            more = True
+            while not self.stopping:
+                if more:
+                    more = self._hand_out(games)
+                if not more and not self._inflight:
+                    return
+                self._collect_some()
+            while self._inflight and not self.interrupted:
+                self._collect_some()
+        except ClusterLost:
+            self._lost = True
+            raise
         for future, batch in self._inflight.items():  # interrupted: abandoned
             future.cancel()
             self.abandoned += [g.index for g in batch]
@@ -185,10 +135,11 @@ class ClusterPool(Tournament):
     def close(self) -> None:
         """End the session's referee worker on every worker (their counters are kept),
         then the connection."""
-        if self.payload is not None:
+        if self.payload is not None and not self._lost:
+            client = self.cluster.client
             try:
-                ends = self.cluster.client.run(end_session, self.payload.key,
-                                               on_error="return")
+                ends = client.run(end_session, self.payload.key, on_error="return")
+                client.unregister_worker_plugin(plugin_name(self.config))
             except OSError:  # the scheduler has gone; the workers end idle ones
                 ends = {}
             self._reports = [r for r in ends.values() if isinstance(r, dict)]
@@ -201,12 +152,12 @@ class ClusterPool(Tournament):
     def _hand_out(self, games: Iterator[ScheduledGame]) -> bool:
         """Submit batches up to BATCHES_PER_WORKER per worker; False once ``games`` is
         exhausted."""
-        workers = self._workers()
+        workers = max(1, self._watch.look(self.cluster, set(self._inflight)))
         while len(self._inflight) < BATCHES_PER_WORKER * workers:
             batch = list(islice(games, self._batch_games(workers)))
             if not batch:
                 return False
-            future = self.cluster.client.submit(self.batch_fn, self._payload_future, batch,
+            future = self.cluster.client.submit(self.batch_fn, self.payload.key, batch,
                                                 pure=False)
             self._inflight[future] = batch
         return True
@@ -221,42 +172,44 @@ class ClusterPool(Tournament):
         rate = self._session_games / max(now - self._started_at, 1e-3) / workers
         return batch_size(rate, self._least)
 
-    def _workers(self) -> int:
-        """The cluster's workers, as the scheduler said at most WORKERS_EVERY_S ago."""
-        now = time.monotonic()
-        if now - self._workers_at > WORKERS_EVERY_S:
-            self._workers_at = now
-            self._n_workers = max(1, len(self.cluster.client.scheduler_info()["workers"]))
-        return self._n_workers
-
     def _collect_some(self) -> None:
         """Wait up to TICK_S for batches in flight, and journal those that are done."""
         from distributed import wait
 
+        self._watch.look(self.cluster, set(self._inflight))
         try:
             done = wait(list(self._inflight), timeout=TICK_S, return_when="FIRST_COMPLETED")
         except TimeoutError:
             return
-        except CancelledError as exc:  # the scheduler forgot them (it was restarted)
-            raise WorkerError(f"the cluster dropped the run's batches: "
-                              f"{str(exc).splitlines()[0]}") from None
+        except CancelledError as exc:
+            raise self._dropped(exc) from None
         for future in done.done:
             self._collect(future)
+
+    def _dropped(self, exc: BaseException) -> ClusterLost:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        return ClusterLost(f"the Dask scheduler at {self.cluster.address} dropped the run's "
+                           f"batches (restarted?: {first[:200]})", self.cluster.address)
 
     def _collect(self, future: Any) -> None:
         """Journal a finished batch's games (each once: it is taken off ``_inflight``)."""
         batch = self._inflight.pop(future)
+        if future.status == "cancelled":
+            raise self._dropped(CancelledError(future.key))
         if future.status == "error":
             exc = future.exception()
             if isinstance(exc, BotStartError | WorkerError | BotFileMismatch):
                 raise exc
             raise WorkerError(f"a batch of games failed on the cluster: "
                               f"{type(exc).__name__}: {exc}") from exc
-        records = future.result()
+        try:
+            records = future.result()
+        except OSError as exc:  # its worker or the scheduler went while it was fetched
+            raise ClusterLost(f"the Dask scheduler at {self.cluster.address} has gone "
+                              f"({type(exc).__name__})", self.cluster.address) from None
         wanted = [g.index for g in batch]
         if [r["game"] for r, _ in records] != wanted:
             raise WorkerError(f"a worker sent back games {[r['game'] for r, _ in records]} "
                               f"for batch {wanted}")
-        for record, transcript in records:
-            self.journal_encoded(record, transcript)
+        self.journal_batch(records)
         self._session_games += len(records)

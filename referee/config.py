@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +117,9 @@ class RunConfig:
     baseline: str | None = None
     in_process: bool = False
     workers: int = 1
+    strict_start: bool = False  # a bot that cannot start ends the run (``referee.runner``)
+    allow_same_author: bool = False  # bots of one author may share a table
+    event: str | None = None  # --event: the name that titles the pages and reports
     secret: bytes | None = field(default=None, repr=False)
 
     @property
@@ -132,7 +135,7 @@ class RunConfig:
         d["seed"] = str(self.seed)
         d["deals"] = self.deals.mode
         d["out"] = str(self.out)
-        d["bots"] = [{"name": b.name, "path": str(b.path), "sha256": b.sha256} for b in self.bots]
+        d["bots"] = [b.to_dict() for b in self.bots]
         return d
 
     @classmethod
@@ -160,7 +163,8 @@ class RunConfig:
             if spec.sha256 != b["sha256"]:
                 raise ConfigError(f"bot {b['name']}: {b['path']} changed since the run "
                                   "started (its sha256 differs); restore it to resume")
-            bots.append(spec)
+            bots.append(replace(spec, options=tuple(b.get("options", {}).items()),
+                                args=tuple(b.get("args", ())), author=b.get("author")))
         fields = {k: v for k, v in d.items() if k in cls.__dataclass_fields__}
         fields["game"], fields["params"] = game_of(d)
         fields.update(bots=tuple(bots), out=out, limits=BotLimits(**d["limits"]),

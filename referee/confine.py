@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,9 +36,11 @@ class Confinement:
     _private: str | None = None   # the directory of the kernels' copy
 
     @classmethod
-    def open(cls, sandbox: str, limits: BotLimits) -> Confinement:
-        """Make the cgroups and, for sandboxed bots, the kernels' copy; for trusted bots,
-        start watching the kernel cache."""
+    def open(cls, sandbox: str, limits: BotLimits,
+             kernels: Sequence[str] = ()) -> Confinement:
+        """Make the cgroups and, for sandboxed bots, a copy of the kernels that the
+        functions ``kernels`` compile (``Game.kernels``); for trusted bots, start watching
+        the kernel cache."""
         made = cls(Sandbox(sandbox), limits, RunCgroups.create(limits.turns))
         if sandbox == "none":
             made.watch = CacheWatch.start()
@@ -48,18 +51,18 @@ class Confinement:
             return made
         ids = limits.ids_for(0, sandboxed=True)
         made.kernels, note = sandbox_kernels(made.sandbox, ids and ids[0],
-                                             Path(made._private) / "kernels")
+                                             Path(made._private) / "kernels", kernels)
         made.notes += [note] if note else []
         return made
 
     def start(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
               logs: LogPump, *, instance: int = 0, hide: tuple[Path, ...] = (),
-              game: str = "") -> BotProcess:
+              game: str = "", start_timeout_ms: int = 0) -> BotProcess:
         """Start one bot process (``referee.process.BotProcess``) as this command holds
         them."""
         return BotProcess(spec, endpoint, token, log_dir, label, self.limits, logs,
                           self.sandbox, instance=instance, hide=hide, cgroups=self.cgroups,
-                          game=game, kernels=self.kernels)
+                          game=game, kernels=self.kernels, start_timeout_ms=start_timeout_ms)
 
     def close(self) -> list[str]:
         """Remove the cgroups and the kernels' copy; what the command must still say (a

@@ -24,7 +24,7 @@ import shutil
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -176,6 +176,7 @@ class Hub(Generic[Peer]):
         self._identity_of: dict[int, bytes] = {}
         self._bound_tokens: set[str] = set()
         self._names: dict[int, str] = {}
+        self._options: dict[int, Mapping[str, str]] = {}  # what each peer's welcome says
         self._pid_of: dict[int, int] = {}  # peer -> the pid its token was issued to
         self._turn: dict[bytes, int] = {}  # messages per identity this turn
         self._taken = 0  # frames taken off the socket this turn
@@ -194,10 +195,12 @@ class Hub(Generic[Peer]):
 
     # ------------------------------------------------------------- peers
 
-    def new_token(self, peer: Peer, name: str) -> str:
+    def new_token(self, peer: Peer, name: str, options: Mapping[str, str] | None = None) -> str:
+        """A token for ``peer``; its ``welcome`` will carry ``name`` and ``options``."""
         token = secrets.token_hex(16)
         self._by_token[token] = peer
         self._names[id(peer)] = name
+        self._options[id(peer)] = options or {}
         self._drops.setdefault(name, {"unsolicited": 0, "flood": 0})
         return token
 
@@ -217,6 +220,7 @@ class Hub(Generic[Peer]):
             del self._by_token[tok]
             self._bound_tokens.discard(tok)
         self._names.pop(id(peer), None)
+        self._options.pop(id(peer), None)
         pid = self._pid_of.pop(id(peer), None)
         if pid is not None and self.guard is not None:
             self.guard.dismiss(pid)
@@ -479,7 +483,7 @@ class Hub(Generic[Peer]):
         self._bound_tokens.add(hello.token)
         self._by_identity[ident] = peer
         self._identity_of[id(peer)] = ident
-        self._send_raw(ident, welcome(self._names[id(peer)]))
+        self._send_raw(ident, welcome(self._names[id(peer)], self._options[id(peer)]))
         return Incoming(peer, stamp, message={"type": "hello"}, hello=True)
 
     def _refuse(self, ident: bytes, why: str) -> None:

@@ -4,7 +4,7 @@ The seat is a real seat of the run: ``human_relay`` is started for it like any b
 (same sandbox, same deadlines) and hands each request to this terminal over a unix
 socket in its folder. The person sees what that seat's bot would see, the game's
 ``describe(view)`` (``api.describe_view`` for a game without one), and the notices;
-types an action, read by the game's ``parse_local_action`` and judged by its ``judge``
+types an action, read by the game's ``parse_local_action`` and judged by its ``judge_view``
 (a bad one is a one-line error and the question is asked again); and sees the result.
 The game is journalled like any other (``referee show`` replays it). ``quit`` (or
 end of input, or Ctrl-C) leaves at once: the run stops as after Ctrl-C, the game in
@@ -13,7 +13,6 @@ progress is not journalled, and nothing is left running.
 
 from __future__ import annotations
 
-import json
 import shutil
 import socket
 import sys
@@ -26,7 +25,7 @@ from typing import Any
 import msgpack
 
 from referee import human_relay
-from referee.games.api import Game, describe_view
+from referee.games.api import Game
 from referee.peercred import have_peer_credentials, socket_pid, tree_root
 from referee.runner import Runner
 
@@ -80,14 +79,14 @@ class SeatFolder:
 
 
 def _notices(msg: dict[str, Any], game: Game, say: Say) -> None:
-    describe = getattr(game, "describe_notice", None) or json.dumps
+    describe = game.describe_notice
     for notice in msg.get("results") or ():
         say(f"  {describe(notice)}")
 
 
 def _decide(game: Game, view: dict[str, Any], ask: Ask, say: Say) -> dict[str, Any] | None:
     """The reply body for ``view`` from what the person types; None: they left."""
-    describe = getattr(game, "describe", None) or describe_view
+    describe = game.describe
     say(describe(view))
     while True:
         text = ask("your action (help, quit)> ")
@@ -104,7 +103,7 @@ def _decide(game: Game, view: dict[str, Any], ask: Ask, say: Say) -> dict[str, A
         except (ValueError, TypeError, KeyError) as exc:
             say(f"error: {exc}")
             continue
-        why = game.judge(view, action)
+        why = game.judge_view(view, action)
         if why is None:
             return {"action": wire}
         say(f"error: {why}")

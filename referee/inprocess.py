@@ -25,9 +25,10 @@ What differs from bot processes:
   the game. Only ``sys.exit`` in a bot is a ``crash`` (its process would have ended): it
   forfeits the game, and the same function plays the next one.
 - Each seat has Python's ``random`` (and numpy's global generator) to itself, seeded at
-  each game start with the bot's seed as the SDK seeds a bot process
-  (``referee.seatrandom``): a run plays the same games in-process as with bot processes,
-  for the same seed and secret.
+  each game start with the bot's seed as the SDK seeds a bot process: the module
+  functions draw from the generators of the seat being called (``referee.seatrandom``),
+  so a run plays the same games in-process as with bot processes, for the same seed and
+  secret.
 - The view is decoded by the game as the SDK decodes it, given the seat's budget for the
   decision (move time plus bank) as its time left (Polish Poker: ``view.time_left_ms``).
 """
@@ -42,8 +43,6 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from protocol.host import load_bot
-from protocol.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
 from referee.config import RunConfig
 from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
@@ -52,7 +51,9 @@ from referee.match import Match, game_end
 from referee.process import BotFileError, BotSpec
 from referee.rundir import open_append
 from referee.schedule import ScheduledGame
-from referee.seatrandom import SeatRandom
+from referee.sdk import GameInfo, bad_return, failure, hook_name, notice_hook
+from referee.sdkhost import load_bot
+from referee.seatrandom import SeatRandom, install
 from referee.tournament import ProgressFn, Tournament
 
 Hook = Callable[[Any], None] | None
@@ -84,6 +85,7 @@ class LocalBot:
 def load_local_bots(specs: Sequence[BotSpec]) -> list[LocalBot]:
     """Import each bot file as its own module; BotFileError for a file that is not an
     SDK bot (``act(view)``), e.g. an executable that speaks the protocol itself."""
+    install()  # before any bot binds a generator function (``referee.seatrandom``)
     bots = []
     for i, spec in enumerate(specs):
         if spec.path.suffix != ".py":
@@ -130,7 +132,8 @@ class LocalRunner(Tournament):
         failed: list[str | None] = [None] * len(bots)
         hooked = any(b.on_game_start or b.on_game_end for b in bots)
         infos = [GameInfo(str(game.index), rules.name, seat, len(bots), seeds[seat],
-                          rules.params) for seat in range(len(bots))] if hooked else []
+                          rules.params, options=dict(cfg.bots[b].options))
+                 for seat, b in enumerate(game.seating)] if hooked else []
         for seat, bot in enumerate(bots):
             self._mark(match, seat)
             failed[seat] = self._hook(match, seat, "on_game_start", bot.on_game_start,
@@ -138,6 +141,7 @@ class LocalRunner(Tournament):
         told = 0  # events whose notices the hooks have had
         tell = any(b.on_notice for b in bots)
         clock = time.perf_counter
+        local_view = getattr(engine, "local_view", None)  # api.Engine: optional
         while not engine.is_over:
             if tell:
                 told = self._tell(match, bots, told, failed)
@@ -149,7 +153,8 @@ class LocalRunner(Tournament):
                 match.malformed(seat, failed[seat], 0.0)
                 failed[seat] = None
                 continue
-            view = rules.decode_view(engine.view(seat), int(budget))
+            view = (local_view(seat, int(budget)) if local_view is not None
+                    else rules.decode_view(engine.view(seat), int(budget)))
             start = clock()
             try:
                 value = rng.call(seat, bots[seat].act, view)

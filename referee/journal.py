@@ -8,15 +8,20 @@ both formats.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
-import sys
-from collections.abc import Iterator, Mapping, Sequence
+import re
+import zlib
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgpack
+
 from leaderboards.report import VOLATILE_FIELDS
 from referee.games import LEGACY_GAME, legacy_params
+from referee.results import Memo, Result, compact
 from referee.rundir import (  # noqa: F401 - GAMES_FILE ... StorageError: the journal's names
     GAMES_FILE,
     MAX_LINE_BYTES,
@@ -30,8 +35,12 @@ from referee.rundir import (  # noqa: F401 - GAMES_FILE ... StorageError: the jo
 )
 
 SCHEMA_VERSION = 2  # 1: before games were packages (``rules``, not ``game_type``/``params``)
-# Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults`` (JOURNAL.md).
-TRANSCRIPT_SCHEMA_VERSION = 3
+# Of a transcript: 3 adds ``seats``, ``decisions`` and ``faults``; 4 names every game's
+# fault events alike; 5 stores ``events`` and ``decisions`` packed (``packed``: base64 of
+# zlib of msgpack), read back by ``decode_transcript`` as schema 4 has them (JOURNAL.md).
+TRANSCRIPT_SCHEMA_VERSION = 5
+PLAIN_SCHEMA_VERSION = 4  # the same with plain ``events`` and ``decisions``
+PACKED_LEVEL = 1  # zlib's: level 6 saves another 8 % of the bytes for 3 times the CPU
 
 
 class JournalError(RunFileError):
@@ -62,7 +71,12 @@ class Journal:
 
     def append_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``append``, with the transcript's line already made (``transcript_line``)."""
-        lines = [transcript, _line(record)]
+        self.append_batch([(record, transcript)])
+
+    def append_batch(self, games: Sequence[tuple[dict[str, Any], bytes]]) -> None:
+        """``append_encoded`` for several games at once: one write per file (a cluster's
+        batch), all of them whole or none."""
+        lines = [b"".join(t for _, t in games), b"".join(_line(r) for r, _ in games)]
         sizes = [os.fstat(fd).st_size for fd in self._fds]
         for path, fd, data in zip(self._paths, self._fds, lines, strict=True):
             try:
@@ -85,12 +99,46 @@ class Journal:
 def transcript_line(record: dict[str, Any], events: list[dict[str, Any]],
                     decisions: list[list[Any]]) -> bytes:
     """The line of ``transcripts.jsonl`` for a game's record, events and decisions
-    (``[seat, event, ms]`` each, ``referee.match.Match.decisions``)."""
-    return _line({"schema_version": TRANSCRIPT_SCHEMA_VERSION, "game": record["game"],
-                  "seed": record["seed"], "game_type": record["game_type"],
-                  "params": record["params"], "players": record["players"],
-                  "seats": record["seats"], "decisions": decisions,
-                  "faults": record["faults"], "events": events})
+    (``[seat, event, ms]`` each, ``referee.match.Match.decisions``): schema 5, its events
+    and decisions packed; schema 4, as they are, for events msgpack cannot hold (an integer
+    beyond 64 bits). Events are JSON values with text keys (``to_dict``)."""
+    head = {"schema_version": TRANSCRIPT_SCHEMA_VERSION, "game": record["game"],
+            "seed": record["seed"], "game_type": record["game_type"],
+            "params": record["params"], "players": record["players"],
+            "seats": record["seats"], "faults": record["faults"]}
+    try:
+        packed = msgpack.packb([events, decisions], use_bin_type=True)
+    except (TypeError, ValueError, OverflowError):
+        return _line({**head, "schema_version": PLAIN_SCHEMA_VERSION, "decisions": decisions,
+                      "events": events})
+    text = base64.b64encode(zlib.compress(packed, PACKED_LEVEL)).decode("ascii")
+    return _line({**head, "packed": text})
+
+
+def decode_transcript(doc: dict[str, Any]) -> dict[str, Any]:
+    """A transcript as every reader sees it, whatever its schema: with ``events`` (and,
+    from schema 3 on, ``decisions``) as lists of plain JSON values. The one place that
+    knows how schema 5 packs them; JournalError for a packed field that does not unpack.
+
+    >>> line = transcript_line({"game": 0, "seed": 1, "game_type": "g", "params": {},
+    ...                         "players": 2, "seats": ["a", "b"], "faults": []},
+    ...                        [{"type": "x", "n": [1, None]}], [[0, 0, 1.5]])
+    >>> t = decode_transcript(json.loads(line))
+    >>> t["events"], t["decisions"], "packed" in t
+    ([{'type': 'x', 'n': [1, None]}], [[0, 0, 1.5]], False)
+    """
+    packed = doc.get("packed")
+    if packed is None:
+        return doc
+    try:
+        events, decisions = msgpack.unpackb(zlib.decompress(base64.b64decode(packed)),
+                                            raw=False, strict_map_key=False)
+    except (TypeError, ValueError, zlib.error, msgpack.UnpackException) as exc:
+        raise JournalError(f"game {doc.get('game')}: its packed transcript does not "
+                           f"unpack ({exc})") from None
+    out = {k: v for k, v in doc.items() if k != "packed"}
+    out["decisions"], out["events"] = decisions, events
+    return out
 
 
 def untimed(transcript: dict[str, Any]) -> dict[str, Any]:
@@ -176,32 +224,23 @@ def read_games(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
     return list(read_lines(Path(run_dir) / GAMES_FILE, warn))
 
 
-def read_results(run_dir: Path, warn: Any = None) -> list[dict[str, Any]]:
-    """The game records without their timing (``VOLATILE_FIELDS``) and with their texts
-    shared: what leaderboards need, in about half the memory of ``read_games``."""
-    return [{key: _shared(value) for key, value in rec.items() if key not in VOLATILE_FIELDS}
+def read_results(run_dir: Path, warn: Any = None) -> list[Result]:
+    """The game records without their timing (``VOLATILE_FIELDS``), compact (read-only
+    mappings that share equal values: ``referee.results``): what leaderboards need, in
+    about a sixth of the memory of ``read_games``."""
+    memo = Memo()
+    return [compact({k: v for k, v in rec.items() if k not in VOLATILE_FIELDS}, memo)
             for rec in read_lines(Path(run_dir) / GAMES_FILE, warn)]
 
 
-def _shared(value: Any) -> Any:
-    """``value`` with its strings interned: bot names repeat in every record."""
-    if isinstance(value, str):
-        return sys.intern(value)
-    if isinstance(value, list):
-        return [_shared(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _shared(v) for k, v in value.items()}
-    return value
-
-
-class JournalRecords(Sequence[dict[str, Any]]):
+class JournalRecords(Sequence[Result]):
     """A run's game results (``read_results``) as a sequence, read on first use only."""
 
     def __init__(self, run_dir: Path):
         self._run_dir = run_dir
-        self._records: list[dict[str, Any]] | None = None
+        self._records: list[Result] | None = None
 
-    def _all(self) -> list[dict[str, Any]]:
+    def _all(self) -> list[Result]:
         if self._records is None:
             self._records = read_results(self._run_dir)
         return self._records
@@ -212,7 +251,7 @@ class JournalRecords(Sequence[dict[str, Any]]):
     def __getitem__(self, index):  # type: ignore[no-untyped-def]
         return self._all()[index]
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> Iterator[Result]:
         return iter(self._all())
 
 
@@ -234,4 +273,60 @@ def game_of(doc: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def read_transcripts(run_dir: Path, warn: Any = None) -> dict[int, dict[str, Any]]:
-    return {t["game"]: t for t in read_lines(Path(run_dir) / TRANSCRIPTS_FILE, warn)}
+    """Every game's transcript (decoded), by game; a game's later one wins."""
+    return {t["game"]: t for t in iter_transcripts(run_dir, warn)}
+
+
+def iter_transcripts(run_dir: Path, warn: Any = None) -> Iterator[dict[str, Any]]:
+    """The transcripts of ``transcripts.jsonl`` in file order, decoded, one at a time."""
+    return (decode_transcript(t) for t in read_lines(Path(run_dir) / TRANSCRIPTS_FILE, warn))
+
+
+def games_with_transcripts(run_dir: Path, warn: Any = None
+                           ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Each line of ``games.jsonl`` with its game's transcript (decoded; None: it has
+    none), one game at a time: only where each transcript starts is held."""
+    path = Path(run_dir) / TRANSCRIPTS_FILE
+    offsets = transcript_offsets(path)
+    cap = MAX_LINE_BYTES[TRANSCRIPTS_FILE]
+    with open_read(path.parent, path) if offsets else open(os.devnull, "rb") as f:
+        for rec in read_lines(Path(run_dir) / GAMES_FILE, warn):
+            at = offsets.get(rec.get("game"))  # type: ignore[arg-type]
+            if at is None:
+                yield rec, None
+                continue
+            f.seek(at)
+            where = f"{path}: the transcript of game {rec.get('game')}"
+            try:
+                doc = load_json(f.readline(cap + 1), where, cap, "a journal record")
+            except RunFileError as exc:
+                raise JournalError(str(exc)) from None
+            if not isinstance(doc, dict):
+                raise JournalError(f"{where} is not a record (not an object)")
+            yield rec, decode_transcript(doc)
+
+
+# How a transcript's line starts (``transcript_line``): its game found without parsing it.
+GAME_PREFIX = re.compile(rb'\{"schema_version":\d+,"game":(\d+),')
+
+
+def transcript_offsets(path: Path, games: Collection[int] | None = None) -> dict[int, int]:
+    """Where the last transcript of each game (of ``games``, or all) starts in ``path``
+    (a game played again after a kill has a later one, which supersedes it)."""
+    offsets: dict[int, int] = {}
+    try:
+        f = open_read(path.parent, path)
+    except FileNotFoundError:
+        return offsets
+    offset = 0
+    with f:
+        for line in f:
+            m = GAME_PREFIX.match(line)
+            try:
+                game = int(m.group(1)) if m else load_json(line, str(path)).get("game")
+            except (RunFileError, AttributeError):
+                game = None  # a torn last line or a bad one: reported if it is read
+            if isinstance(game, int) and (games is None or game in games):
+                offsets[game] = offset
+            offset += len(line)
+    return offsets

@@ -1,17 +1,19 @@
-"""The evaluator's compiled kernels for sandboxed bots, compiled once per machine.
+"""A game's compiled kernels for sandboxed bots, compiled once per machine.
 
 numba compiles a kernel the first time a process calls it (the evaluator's take about
 6 s of CPU) and keeps it in a cache directory. A sandboxed bot's cache lies in its
 private ``/tmp`` and goes with the process, so every bot process that used the evaluator
 compiled them again, and a duplicate-deal run starts one process per deal.
 
-So the referee has them compiled once: a process that runs only the evaluator
-(``python -m evaluator.warm``, nothing of any bot) in a sandbox laid out as the bots'
+So the referee has the kernels the game names (``Game.kernels``: functions that compile
+them) compiled once: a process that runs only those (``python -m referee.kernelwarm``,
+nothing of any bot) in a sandbox laid out as the bots'
 are (numba's cache holds only for the paths it was compiled at) writes them into a
 private directory; the referee itself then stores them in
 ``~/.cache/referee/kernels/<key>`` (its own files, mode 644, in its own directories)
 with a manifest of their SHA-256 hashes. The key covers what makes the cache valid: the
-evaluator's files, the interpreter, numba's version and the sandbox's layout.
+functions named and the files of their packages, the interpreter, numba's version and
+the sandbox's layout.
 
 numba's cache files are pickles: whoever can change them runs code in every process
 that loads them. So nothing is bound into a sandbox from the cache itself: each command
@@ -42,7 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,17 +60,20 @@ def cache_root(environ: Mapping[str, str] = os.environ) -> Path | None:
     return Path(base) / "referee" / "kernels" if base else None
 
 
-def cache_key(sandbox: Sandbox) -> str:
-    """What the compiled kernels depend on, hashed: the evaluator's files (by name, size
-    and time), the interpreter, numba's version and where the sandbox puts the SDK."""
-    evaluator = next(d for d in sdk_packages() if d.name == "evaluator")
+def cache_key(sandbox: Sandbox, kernels: Sequence[str]) -> str:
+    """What the compiled kernels depend on, hashed: the functions that compile them, the
+    files of their packages (by name, size and time), the interpreter, numba's version
+    and where the sandbox puts the SDK."""
+    tops = {name.partition(".")[0] for name in kernels}
     h = hashlib.sha256()
     for item in (CACHE_FORMAT, sys.executable, sys.version, importlib.metadata.version("numba"),
-                 sandbox.kind, str(SDK_MOUNT), str(evaluator)):
+                 sandbox.kind, str(SDK_MOUNT), *kernels):
         h.update(item.encode() + b"\0")
-    for f in sorted(evaluator.glob("*.py")):
-        st = f.stat()
-        h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}\0".encode())
+    for package in (d for d in sdk_packages() if d.name in tops):
+        h.update(str(package).encode() + b"\0")
+        for f in sorted(package.glob("*.py")):
+            st = f.stat()
+            h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}\0".encode())
     return h.hexdigest()[:24]
 
 
@@ -132,7 +137,7 @@ def _write(files: Mapping[str, bytes], into: Path) -> None:
         p.chmod(0o755 if p.is_dir() else 0o644)  # whatever the umask
 
 
-def _compile(sandbox: Sandbox, uid: int | None) -> dict[str, bytes] | None:
+def _compile(sandbox: Sandbox, uid: int | None, kernels: Sequence[str]) -> dict[str, bytes] | None:
     """Compile the kernels in a sandbox of their own that runs nothing of any bot, in a
     private directory (not the cache: no one else sees it before it is stored); what it
     wrote, or None if it failed."""
@@ -142,9 +147,9 @@ def _compile(sandbox: Sandbox, uid: int | None) -> dict[str, bytes] | None:
         work.mkdir(mode=0o777)
         work.chmod(0o777)  # whatever the umask: the compiling uid writes here
         plan = Plan(work, "tcp://127.0.0.1:1", uid=uid, kernels=work, compile_kernels=True)
-        with sandbox.popen([sys.executable, "-m", "evaluator.warm"], plan, env=plan.env(),
-                           cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True) as proc:
+        with sandbox.popen([sys.executable, "-m", "referee.kernelwarm", *kernels], plan,
+                           env=plan.env(), cwd=work, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, start_new_session=True) as proc:
             try:
                 code = proc.wait(WARM_TIMEOUT_S)
             except subprocess.TimeoutExpired:
@@ -170,18 +175,19 @@ def _store(files: Mapping[str, bytes], root: Path, entry: Path) -> None:
         shutil.rmtree(part, ignore_errors=True)
 
 
-def sandbox_kernels(sandbox: Sandbox, uid: int | None, into: Path) -> tuple[Path | None,
-                                                                             str | None]:
-    """The compiled kernels for bots in ``sandbox`` (bubblewrap only), compiled now if
+def sandbox_kernels(sandbox: Sandbox, uid: int | None, into: Path,
+                    kernels: Sequence[str]) -> tuple[Path | None, str | None]:
+    """The kernels that the functions ``kernels`` (``Game.kernels``) compile, for bots
+    in ``sandbox`` (bubblewrap only), compiled now if
     this machine has none yet, checked against their manifest and written to the new
     directory ``into`` (the command's own: what its bots' sandboxes get); None where they
     cannot be. Then what the command must say, if anything: a cache entry that was not
     the referee's, removed and compiled again. ``uid``: who the compiling process runs
     as (a root referee drops every sandboxed process's rights)."""
     root = cache_root()
-    if sandbox.kind != "bwrap" or root is None:
+    if sandbox.kind != "bwrap" or root is None or not kernels:
         return None, None
-    entry = root / cache_key(sandbox)
+    entry = root / cache_key(sandbox, kernels)
     note = None
     files = None
     if entry.exists() or entry.is_symlink():
@@ -193,7 +199,7 @@ def sandbox_kernels(sandbox: Sandbox, uid: int | None, into: Path) -> tuple[Path
     try:
         root.mkdir(parents=True, exist_ok=True)
         if files is None:
-            files = _compile(sandbox, uid)
+            files = _compile(sandbox, uid, kernels)
             if files is None:
                 return None, note
             _store(files, root, entry)

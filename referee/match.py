@@ -30,15 +30,29 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from referee.cpuwait import CpuSample
+from referee.cpuwait import CpuMeter, CpuSample
 from referee.deals import Deals
 from referee.games.api import Game, IllegalAction, Outcome
+from referee.process import BotProcess
 from referee.schedule import ScheduledGame
 
-if TYPE_CHECKING:
-    from referee.runner import BotInstance
+
+class BotInstance(Protocol):
+    """What a table uses of the bot at a seat (``referee.runner.BotInstance``, which
+    imports this module: the runner's, not imported here)."""
+
+    table: Table | None
+    ready: bool
+    process: BotProcess | None
+    meter: CpuMeter | None
+
+    @property
+    def given_up(self) -> str | None: ...
+    def send(self, message: dict[str, Any]) -> int | None: ...
+    def why_unreachable(self) -> str: ...
+
 
 SCHEMA_VERSION = 2  # of a game's record (JOURNAL.md); 1: before games were packages
 START_ATTEMPTS = 3  # failed starts in a row after which a bot is given up on

@@ -1,7 +1,7 @@
 """Bot processes: what a bot is (a file), how it is launched, and how it is ended.
 
 A ``.py`` file is hosted through the SDK with the referee's own interpreter
-(``python -m protocol.host FILE``), unless it is executable and starts with a ``#!``
+(``python -m referee.sdkhost FILE``), unless it is executable and starts with a ``#!``
 line; that, and any other executable file, is started as it is.
 Each process is the leader of its own session and process group, so ending the group
 ends whatever it spawned. Where the machine allows, each also has a cgroup of its own
@@ -22,9 +22,11 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
+from referee.botargs import BotArgError, parse_bot_arg
 from referee.cgroup import DEFAULT_TASKS, RunCgroups, detect
 from referee.logs import LogPump, game_marker
 from referee.rundir import RunFileError, open_read
@@ -179,17 +181,27 @@ _FILE_LABEL = str.maketrans({"#": "_"})
 
 @dataclass(frozen=True, slots=True)
 class BotSpec:
-    """One entrant: a display name and the file that runs it."""
+    """One entrant: a display name, the file that runs it, and what its bot argument
+    added (``referee.botargs``): its options, its extra command-line arguments and its
+    author."""
 
     name: str
     path: Path
     sha256: str
+    options: tuple[tuple[str, str], ...] = ()
+    args: tuple[str, ...] = ()
+    author: str | None = None
 
     @property
     def command(self) -> list[str]:
         if self.path.suffix == ".py" and not _runs_itself(self.path):
-            return [sys.executable, "-m", "protocol.host", str(self.path)]
-        return [str(self.path)]
+            return [sys.executable, "-m", "referee.sdkhost", str(self.path), *self.args]
+        return [str(self.path), *self.args]
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``config.json`` records of it."""
+        return {"name": self.name, "path": str(self.path), "sha256": self.sha256,
+                "options": dict(self.options), "args": list(self.args), "author": self.author}
 
 
 def _runs_itself(path: Path) -> bool:
@@ -206,7 +218,8 @@ def _sha256(path: Path) -> str:
 
 
 def resolve_bots(args: list[str]) -> list[BotSpec]:
-    """Bot arguments (``FILE`` or ``NAME=FILE``) -> specs with distinct names.
+    """Bot arguments (``[NAME=]FILE{,KEY=VALUE}``, ``referee.botargs``) -> specs with
+    distinct names.
 
     The same file given twice gets two names (``caller``, ``caller#2``), so a bot
     can play itself. A name (given, or the file's name without ``.py``) is at most
@@ -222,11 +235,13 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
     specs: list[BotSpec] = []
     taken: set[str] = set()  # file labels: two names must not share log files
     for arg in args:
-        name, sep, file = arg.partition("=")
-        if not sep:
-            name, file = "", arg
+        try:
+            parsed = parse_bot_arg(arg)
+        except BotArgError as exc:
+            raise BotFileError(str(exc)) from None
+        name, file = parsed.name, parsed.file
         path = Path(file).expanduser()
-        if sep and (not name or file_label(name) in taken):
+        if "=" in arg.split(",")[0] and (not name or file_label(name) in taken):
             raise BotFileError(f"bot name {name!r} is empty or used twice")
         if not name:
             base, n = path.stem, 1
@@ -236,7 +251,8 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
                 name = f"{base}#{n}"
         check_name(name)
         taken.add(file_label(name))
-        specs.append(bot_spec(name, path))
+        specs.append(replace(bot_spec(name, path), options=parsed.options, args=parsed.args,
+                             author=parsed.author))
     return specs
 
 
@@ -307,12 +323,14 @@ class BotProcess:
     def __init__(self, spec: BotSpec, endpoint: str, token: str, log_dir: Path, label: str,
                  limits: BotLimits, logs: LogPump, sandbox: Sandbox, *, instance: int = 0,
                  hide: tuple[Path, ...] = (), cgroups: RunCgroups | None = None,
-                 game: str = "", kernels: Path | None = None):
+                 game: str = "", kernels: Path | None = None, start_timeout_ms: int = 0):
         """Start the bot as instance number ``instance`` of the run (its uid, if bots get
         their own); ``hide``: other bots' files, masked in its sandbox; ``cgroups``: the
         run's, where it gets a cgroup of its own; ``game``: the run's game, named in its
         environment (``REFEREE_GAME``) so that the SDK loads it before saying hello;
-        ``kernels``: compiled evaluator kernels for its sandbox (``referee.kernelcache``)."""
+        ``kernels``: compiled evaluator kernels for its sandbox (``referee.kernelcache``);
+        ``start_timeout_ms``: the run's start timeout, which the SDK waits as long for its
+        welcome (``REFEREE_START_TIMEOUT_MS``; 0: not said)."""
         self.spec = spec
         self._token = token
         self._cgroups = cgroups
@@ -335,6 +353,8 @@ class BotProcess:
             env = {**os.environ, "REFEREE_ENDPOINT": endpoint, "REFEREE_TOKEN": token,
                    "PYTHONUNBUFFERED": "1"}
         env["REFEREE_GAME"] = game
+        if start_timeout_ms:
+            env["REFEREE_START_TIMEOUT_MS"] = str(start_timeout_ms)
         cgroup = self.cgroup
         parent = os.getpid()
 

@@ -8,6 +8,11 @@ plain line instead, at most every ``REFEREE_PROGRESS_SECONDS`` seconds (default
 
     progress 120/400 games (30%), 41.2 games/s, ETA 7s, faults 2, leader caller (score 61.3%)
 
+The time left (:class:`Eta`) comes from the games' own durations and the games played at
+once, counting the games in progress as half done; until enough games have finished to
+say (one per game at once, up to three) it is ``-``, never a guess from the first seconds
+(bot start-up, a first wave of games that all end together).
+
 ``referee sprt`` adds ``LLR +1.02 [-2.94, +2.94]``. The leader is the bot with the best
 mean score so far (the share of opponents finished ahead of, as the leaderboard's
 ``score %``), kept game by game, so a line costs no fit. A stopped run prints the
@@ -35,7 +40,6 @@ from rich.progress import (
     Task,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
@@ -97,13 +101,53 @@ class Tally:
         return f"{best} (score {100 * self._points[best] / self._games[best]:.1f}%)"
 
 
+ETA_MIN_GAMES = 3  # finished games (at most one per game at once) before an ETA is shown
+
+
+class Eta:
+    """Time left in a run of ``total`` games, ``parallel`` played at once, from the
+    durations (``duration_s``) of the games finished since this session started.
+
+    >>> eta = Eta(total=10, parallel=2)
+    >>> eta.left(done=1) is None  # one game says nothing yet
+    True
+    >>> for _ in range(2): eta.add({"duration_s": 4.0})
+    >>> eta.left(done=2)  # 8 left: 2 in progress, half done; 7 games' work, 2 at once
+    14.0
+    >>> eta.left(done=9)  # the last one: half of a game
+    2.0
+    """
+
+    def __init__(self, total: int | None, parallel: int = 1) -> None:
+        self.total, self.parallel = total, max(1, parallel)
+        self.games, self.seconds = 0, 0.0
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        duration_s = record.get("duration_s")
+        if isinstance(duration_s, int | float) and duration_s >= 0:
+            self.games += 1
+            self.seconds += float(duration_s)
+
+    def left(self, done: int) -> float | None:
+        """Seconds left, or None until it means something (or with no total)."""
+        if not self.total or self.games < min(self.parallel, ETA_MIN_GAMES):
+            return None
+        left = max(0, self.total - done)
+        if left == 0:
+            return 0.0
+        mean, at_once = self.seconds / self.games, min(self.parallel, left)
+        return max((left - at_once / 2) * mean / at_once, mean / 2)
+
+
 class ProgressLines:
     """The plain progress line of a run off a terminal: ``update`` after every game; it
     prints (through ``emit``) when a line is due."""
 
     def __init__(self, total: int | None, done: int, emit: Callable[[str], None],
-                 every_s: float | None = None, clock: Callable[[], float] = time.monotonic):
+                 every_s: float | None = None, clock: Callable[[], float] = time.monotonic,
+                 eta: Eta | None = None):
         self.total, self.first, self.emit, self.clock = total, done, emit, clock
+        self.eta = eta or Eta(total)
         self.every_s = progress_every_s() if every_s is None else every_s
         self.started = self._last = clock()
         self._share = self._shares(done)
@@ -121,14 +165,20 @@ class ProgressLines:
     def line(self, done: int, faults: int, leader: str, extra: str = "") -> str:
         elapsed = self.clock() - self.started
         rate = (done - self.first) / elapsed if elapsed > 0 else 0.0
-        if self.total:
-            of = f"{done}/{self.total} games ({100 * done // self.total}%)"
-            left = self.total - done
-            eta = duration(left / rate) if rate > 0 else "-" if left else "0s"
-        else:
-            of, eta = f"{done} games", "-"
+        seconds = self.eta.left(done)
+        eta = "-" if seconds is None else duration(seconds)
+        of = (f"{done}/{self.total} games ({100 * done // self.total}%)" if self.total
+              else f"{done} games")
         return (f"progress {of}, {rate:.1f} games/s, ETA {eta}, faults {faults}, "
                 f"leader {leader}{', ' + extra if extra else ''}")
+
+
+class EtaColumn(ProgressColumn):
+    """The time left, from :class:`Eta` (the task's ``eta`` field: seconds or None)."""
+
+    def render(self, task: Task) -> Text:
+        seconds = task.fields.get("eta")
+        return Text("-" if seconds is None else duration(seconds))
 
 
 class RateColumn(ProgressColumn):
@@ -143,7 +193,7 @@ def progress_bar(console: Console) -> Progress:
     """The bar a run shows on a terminal: done/total, rate, time elapsed, time left."""
     return Progress(TextColumn("games"), BarColumn(), MofNCompleteColumn(), RateColumn(),
                     TextColumn("elapsed"), TimeElapsedColumn(), TextColumn("ETA"),
-                    TimeRemainingColumn(), console=console, transient=True)
+                    EtaColumn(), console=console, transient=True)
 
 
 class LiveBoard:
@@ -154,27 +204,32 @@ class LiveBoard:
 
     def __init__(self, console: Console, total: int | None,
                  report: Callable[[list[dict[str, Any]]], Report],
-                 emit: Callable[[str], None], resumed: Path | None = None):
+                 emit: Callable[[str], None], resumed: Path | None = None,
+                 parallel: int = 1):
         """``resumed``: the run directory of a run that goes on (its journalled games
-        count as done, and its faults as faults so far)."""
+        count as done, and its faults as faults so far); ``parallel``: the games played
+        at once (for the time left)."""
         self.console, self.report = console, report
         self.tally, done = journalled(resumed)
         self.progress = progress_bar(console)
-        self.task = self.progress.add_task("games", total=total, completed=done)
+        self.task = self.progress.add_task("games", total=total, completed=done, eta=None)
+        self.eta = Eta(total, parallel)
         self.live = Live(Group(self.progress), console=console, refresh_per_second=4,
                          transient=True)
         self.on = console.is_terminal
-        self.lines = ProgressLines(total, done, emit)
+        self.lines = ProgressLines(total, done, emit, eta=self.eta)
         self._fitting = False
         self._next_fit = 0.0
 
     def on_game(self, tournament: Any, record: dict[str, Any]) -> None:
         """The runner's progress callback (``Tournament.progress``)."""
         self.tally.add(record)
+        self.eta.add(record)
         if not self.on:
             self.lines.update(tournament.played, self.tally.faults, self.tally.leader())
             return
-        self.progress.update(self.task, completed=tournament.played)
+        self.progress.update(self.task, completed=tournament.played,
+                             eta=self.eta.left(tournament.played))
         if not self._fitting and time.monotonic() > self._next_fit:
             self._fitting = True
             threading.Thread(target=self._refit, args=(tournament.config.out,),

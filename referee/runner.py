@@ -1,10 +1,14 @@
 """The match runner: bot instances, the event loop, and the run directory.
 
-One thread drives everything: it launches ``concurrency`` instances of every bot (one
-set per game slot, reused game after game, and more as duplicate deals need them: a
-process never plays two games of one deal, ``referee.pool``), waits on the hub for
-replies, fires deadlines, notices dead processes, and starts the next scheduled game in
-a free slot.
+One thread drives everything: it starts the bot processes each table needs as the table
+is set (``referee.pool``: processes in proportion to the games in play, kept warm only
+for the next games, and never one that has seen the game's deal), at most
+``STARTING_AT_ONCE`` starting at a time so that the first table's are up first; it waits
+on the hub for replies, fires deadlines, notices dead processes, and starts the next
+scheduled game in a free slot. A bot that cannot start does not hold up the run: its
+tables forfeit its seat (``referee.match``), unless the run was asked to be strict
+(``RunConfig.strict_start``: every bot is started once before the first game, and one
+that fails ends the run with ``BotStartError``).
 Deadlines are measured from the moment a request is sent to the moment its reply is
 taken off the socket (or, for a reply that waited while the loop worked for other
 tables, the moment that work began: see ``Hub.poll``), less the time the bot waited for
@@ -13,6 +17,7 @@ a CPU (``referee.cpuwait``).
 
 from __future__ import annotations
 
+import os
 import resource
 import time
 from collections.abc import Iterable, Iterator
@@ -29,7 +34,7 @@ from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
-from referee.pool import BotPool
+from referee.pool import BotPool, Lookahead
 from referee.process import BotProcess, BotSpec, file_label
 from referee.sandbox import Sandbox, masks
 from referee.schedule import ScheduledGame
@@ -40,7 +45,14 @@ POLL_MS = 20
 STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
 CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
-_NO_MORE: Any = object()  # the schedule is exhausted (None: no game ready yet)
+# Games looked ahead, per slot, for the bots whose idle processes are worth keeping.
+LOOKAHEAD_PER_SLOT = 4
+# A starting process still runnable at its start timeout is looked at again this much
+# later, up to START_GRACE times the timeout (``BotInstance.start_failure``).
+START_RECHECK_S = 0.5
+START_GRACE = 3
+# Processes starting at once: more only slow each other down, the first table's too.
+STARTING_AT_ONCE = 2 * (os.cpu_count() or 1) + 2
 
 
 def raise_open_files_limit() -> None:
@@ -52,8 +64,19 @@ def raise_open_files_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def warm_processes(config: RunConfig) -> int:
+    """Idle bot processes a runner keeps at most (``referee.pool``): one per seat in play,
+    so that the processes never number more than twice the seats in play."""
+    return config.concurrency * config.players
+
+
 class BotStartError(RuntimeError):
-    """A bot that did not connect and say hello in time (or exited first)."""
+    """A bot that did not connect and say hello in time (or exited first); ``why`` says
+    what happened, without the bot's name."""
+
+    def __init__(self, message: str, why: str = ""):
+        super().__init__(message)
+        self.why = why or message
 
 
 @dataclass
@@ -80,10 +103,12 @@ class BotInstance:
         self.ready = False
         self.refused: str | None = None  # why its hello was refused, if it was
         self.start_deadline = 0.0
+        self.start_cap = 0.0  # the start timeout's end, however busy the machine
         self.table: Table | None = None
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
         self.frozen = False  # --cpu-turns: stopped while it owes no reply
+        self.launched = False  # its first process was started
 
     @property
     def label(self) -> str:
@@ -92,8 +117,10 @@ class BotInstance:
 
     @property
     def log(self) -> str:
-        """Its stderr log, relative to the run directory."""
-        return f"logs/{self.label}.stderr.log"
+        """Its stderr log, relative to the run directory; for an instance of a bot given
+        up on (never started), the log of the bot's last failed start."""
+        own = f"logs/{self.label}.stderr.log"
+        return self.runner.failed_logs.get(self.spec.name, own) if self.given_up else own
 
     @property
     def given_up(self) -> str | None:
@@ -101,10 +128,17 @@ class BotInstance:
         return self.runner.given_up.get(self.spec.name)
 
     def start_failure(self, now: float) -> str | None:
-        """Why its starting process has failed to start (None: it may still make it)."""
+        """Why its starting process has failed to start (None: it may still make it).
+        At the start timeout a process that is running or waiting for a CPU (importing
+        on a busy machine) is looked at again a little later, up to START_GRACE times the
+        timeout; one that sleeps, or waits for anything else, has failed."""
         assert self.process is not None
         code = self.process.exit_code()
         if code is None and not self.refused and now <= self.start_deadline:
+            return None
+        if code is None and not self.refused and now <= self.start_cap \
+                and self._runnable():
+            self.start_deadline = now + START_RECHECK_S
             return None
         why = (f"exited with code {code}" if code is not None else
                f"was refused: {self.refused}" if self.refused else
@@ -112,9 +146,19 @@ class BotInstance:
         tail = self.process.stderr_tail()
         return why + (f": {tail}" if tail else "")
 
+    def _runnable(self) -> bool:
+        assert self.process is not None
+        meter = CpuMeter.open(self.process.pid, self.runner.carriers)
+        if meter is None:
+            return False
+        try:
+            return meter.runnable()
+        finally:
+            meter.close()
+
     def launch(self) -> None:
         hub = self.runner.hub
-        token = hub.new_token(self, self.spec.name)
+        token = hub.new_token(self, self.spec.name, dict(self.spec.options))
         cfg = self.runner.config
         try:
             self.process = self.runner.confinement.start(
@@ -122,16 +166,19 @@ class BotInstance:
                 self.runner.logs,
                 instance=self.slot * len(cfg.bots) + cfg.bots.index(self.spec),
                 hide=masks(self.spec.path, [b.path for b in cfg.bots], cfg.out),
-                game=self.runner.rules.name)
+                game=self.runner.rules.name, start_timeout_ms=cfg.start_timeout_ms)
         except OSError as exc:
             if exc.filename is not None and \
                     Path(exc.filename).resolve().is_relative_to(cfg.out.resolve()):
                 raise  # the run directory failed, not the bot: a storage error
-            raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) could not be "
-                                f"started: {exc.strerror or exc}") from None
+            why = f"could not be started: {exc.strerror or exc}"
+            raise BotStartError(f"bot {self.spec.name} ({self.spec.path}) {why}",
+                                why) from None
         hub.launched(self, self.process.pid)
-        self.ready, self.refused, self.frozen = False, None, False
-        self.start_deadline = time.perf_counter() + self.runner.config.start_timeout_ms / 1000
+        self.launched, self.ready, self.refused, self.frozen = True, False, None, False
+        timeout_s = self.runner.config.start_timeout_ms / 1000
+        self.start_deadline = time.perf_counter() + timeout_s
+        self.start_cap = time.perf_counter() + START_GRACE * timeout_s
 
     def awaits_reply(self) -> bool:
         """Whether this bot owes a reply to an open request now."""
@@ -218,14 +265,16 @@ class Runner(Tournament):
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.start_streak = {b.name: 0 for b in config.bots}  # failed starts in a row
         self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
-        self.slots = [[BotInstance(b, first_slot + s, self) for b in config.bots]
-                      for s in range(config.concurrency)]
-        self.pool: BotPool[BotInstance] = BotPool(self.slots, self._new_instance, first_slot)
+        self.failed_logs: dict[str, str] = {}  # bot name -> the log of its last failed start
+        self.pool: BotPool[BotInstance] = BotPool(
+            config.bots, lambda spec, slot, gen: BotInstance(spec, slot, self, gen),
+            first_slot, config.concurrency, warm=warm_processes(config))
         self.tables: list[Table | None] = [None] * config.concurrency
         # Per slot: the next game while its relaunched bots start.
         self.starting: list[tuple[ScheduledGame, list[BotInstance]] | None] = \
             [None] * config.concurrency
-        self._schedule: Iterator[ScheduledGame | None] = iter(())
+        self._ahead: Lookahead[ScheduledGame] | None = None
+        self._first_slot = first_slot
 
     @property
     def instances(self) -> list[BotInstance]:
@@ -240,29 +289,43 @@ class Runner(Tournament):
         return {"bots": bots, "hub": self.hub.counters.as_dict()}
 
     def start_bots(self) -> None:
-        """Launch every instance and wait for all hellos; BotStartError names the first
-        bot that does not make it."""
-        for inst in self.instances:
-            inst.launch()
-        while not all(i.ready for i in self.instances) and not self.interrupted:
+        """``strict_start``: start one process of every bot (STARTING_AT_ONCE at a time)
+        and wait for its hello; BotStartError names the first bot that does not make it.
+        The processes stay in the pool for the first games."""
+        waiting = [BotInstance(b, self._first_slot, self) for b in self.config.bots]
+        for bot, inst in enumerate(waiting):
+            self.pool.adopt(inst, bot)
+        while waiting and not self.interrupted:
+            for inst in waiting:
+                if inst.process is None and self._starting() < STARTING_AT_ONCE:
+                    inst.launch()
             self._pump(POLL_MS)
             now = time.perf_counter()
-            for inst in self.instances:
-                why = None if inst.ready else inst.start_failure(now)
+            for inst in waiting:
+                why = None if inst.ready or inst.process is None else inst.start_failure(now)
                 if why is not None:
-                    raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why}")
+                    raise BotStartError(f"bot {inst.spec.name} ({inst.spec.path}) {why} "
+                                        f"(its log: {self.config.out / inst.log})")
+            waiting = [i for i in waiting if not i.ready]
+
+    def _starting(self) -> int:
+        """Processes started and not yet ready."""
+        return sum(1 for i in self.pool.instances if i.process is not None and not i.ready)
 
     def open(self) -> None:
         self.config.out.chmod(0o700)  # nothing of the run is for the bots' users
-        self.confinement = Confinement.open(self.config.sandbox, self.config.limits)
+        self.confinement = Confinement.open(self.config.sandbox, self.config.limits,
+                                            self.rules.kernels)
         self.cgroups = self.confinement.cgroups
-        self.start_bots()
+        if self.config.strict_start:
+            self.start_bots()
 
     def play(self, games: Iterator[ScheduledGame | None]) -> None:
         """See ``Tournament.play``. A None from ``games`` means that no game is ready
         yet (a worker waiting for the main process): the slot stays free and asks again
         on the next turn of the loop."""
-        self._schedule = games
+        ahead = self._ahead = Lookahead(games, LOOKAHEAD_PER_SLOT * self.config.concurrency,
+                                        lambda g: g.seating)
         pending_games = True
         last_liveness = 0.0
         while True:
@@ -274,10 +337,9 @@ class Runner(Tournament):
                     self._finish(s, table)
                     table = None
                 if table is None and self.starting[s] is None and pending_games:
-                    nxt = _NO_MORE if self.stopping else next(self._schedule, _NO_MORE)
-                    if nxt is _NO_MORE:
+                    if self.stopping or ahead.exhausted:
                         pending_games = False
-                    elif nxt is not None:
+                    elif (nxt := ahead.take(self._busy_bots())) is not None:
                         self._prepare_table(s, nxt)
                 if self.starting[s] is not None:
                     self._start_table_when_ready(s)
@@ -297,6 +359,12 @@ class Runner(Tournament):
                 last_liveness = now
                 self._check_liveness()
 
+    def _busy_bots(self) -> set[int]:
+        """The bot numbers seated at tables in progress or starting."""
+        seated = [t.match.game.seating for t in self.tables if t is not None]
+        seated += [w[0].seating for w in self.starting if w is not None]
+        return {bot for seating in seated for bot in seating}
+
     def _abandon(self) -> None:
         """Leave the games in progress unfinished: they are not journalled."""
         for s, table in enumerate(self.tables):
@@ -315,43 +383,45 @@ class Runner(Tournament):
         without holding up the other slots."""
         self.starting[slot] = (game, self.pool.seat(game))
 
-    def _new_instance(self, spec: BotSpec, slot: int, generation: int) -> BotInstance:
-        """A process the pool adds for a deal its others have seen (``referee.pool``):
-        started at once, unless its bot has been given up on."""
-        inst = BotInstance(spec, slot, self, generation)
-        if inst.given_up is None:
-            inst.launch()
-        return inst
-
     def _relaunch(self, inst: BotInstance) -> None:
-        """A fresh process for an instance whose process is gone (forfeit, crash, or a
-        failed start), unless its bot has been given up on (``referee.match``)."""
+        """A process for an instance that has none (never started, or gone after a
+        forfeit, a crash or a failed start), unless its bot has been given up on
+        (``referee.match``)."""
         if inst.given_up is None:
-            inst.restarts += 1
-            self.counters[inst.spec.name].restarts += 1
-            inst.launch()
+            if inst.launched:
+                inst.restarts += 1
+                self.counters[inst.spec.name].restarts += 1
+            try:
+                inst.launch()
+            except BotStartError as exc:  # the system would not run it
+                inst.launched = True
+                self._start_failed(inst, exc.why)
 
     def _start_failed(self, inst: BotInstance, why: str) -> None:
         """Count a failed start; the bot is given up on after START_ATTEMPTS in a row,
-        else it is tried again at once."""
+        else it is started again when there is room."""
         name = inst.spec.name
         inst.stop()
         self.counters[name].start_failures += 1
         self.start_streak[name] += 1
+        self.failed_logs[name] = inst.log
         if self.start_streak[name] >= START_ATTEMPTS:
             self.given_up[name] = (f"could not be started {START_ATTEMPTS} times in a row; "
                                    f"the last {why}")
-        self._relaunch(inst)
 
     def _start_table_when_ready(self, slot: int) -> None:
         game, seats = self.starting[slot]
         now = time.perf_counter()
         for inst in seats:
-            if inst.process is None:
-                self._relaunch(inst)
-            elif not inst.ready and (why := inst.start_failure(now)) is not None:
+            if inst.process is not None and not inst.ready \
+                    and (why := inst.start_failure(now)) is not None:
                 self._start_failed(inst, why)
-        if any(i.process is not None and not i.ready for i in seats):
+        room = STARTING_AT_ONCE - self._starting()
+        for inst in seats:
+            if inst.process is None and inst.given_up is None and room > 0:
+                self._relaunch(inst)
+                room -= 1
+        if any(i.given_up is None and not i.ready for i in seats):
             return
         self.starting[slot] = None
         table = Table(game, seats, self.rules, self.config.move_ms, self.config.bank_ms,
@@ -364,9 +434,9 @@ class Runner(Tournament):
             inst.hold(False)
         table.finish()
         self.tables[slot] = None
-        self.pool.release(table.seats)
         for inst in table.forfeited:
             inst.stop()
+        self.pool.release(table.seats, self._ahead.soon() if self._ahead else ())
         self.journal_game(table.record(), [e.to_dict() for e in table.engine.events],
                           table.match.decisions)
 

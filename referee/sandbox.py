@@ -42,7 +42,7 @@ from typing import Any
 from referee import seccomp
 
 SANDBOXES = ("auto", "none", "bwrap")
-# What the SDK host (protocol.host) imports: the games' packages (referee.games) decode
+# What the SDK host (referee.sdkhost) imports: the games' packages (referee.games) decode
 # views and parse actions.
 SDK_PACKAGES = ("protocol", "evaluator", "referee")
 SDK_LIBRARIES = ("zmq", "msgpack", "numpy")  # and the installed libraries it imports
@@ -88,7 +88,7 @@ class Plan:
                "NUMBA_CACHE_DIR": str(HOME / ".numba"),
                "REFEREE_ENDPOINT": self.endpoint, "REFEREE_TOKEN": self.token,
                "REFEREE_GAME": self.game}
-        if self.kernels is not None:  # the SDK copies them into its cache (protocol.host)
+        if self.kernels is not None:  # the SDK copies them into its cache (referee.sdkhost)
             env["NUMBA_CACHE_DIR" if self.compile_kernels else "REFEREE_KERNELS"] = \
                 str(KERNELS_MOUNT)
         return env

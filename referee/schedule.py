@@ -51,6 +51,8 @@ DESIGN_STEPS = 10_000
 # All the subsets are used (when they fit in the budget, or when no smaller design is
 # found) up to this many tables: ordering them for balance costs time quadratic in it.
 MAX_ALL_SUBSETS = 2_000
+# Tables in a row that ``keep_apart`` may skip before it calls a field impossible to seat.
+APART_SKIPS = 10_000
 # Runs recorded before deal secrets (no ``deals`` in config.json) journalled each game's
 # 63-bit draw whole; today's seed is that draw shifted right by this much (53 bits).
 LEGACY_SEED_SHIFT = 10
@@ -355,6 +357,31 @@ def cycles(points: Sequence[int], k: int, all_subsets: bool, seed: int,
         number += 1
 
 
+def keep_apart(tables: Iterator[Block], apart: Sequence[int] | None,
+               points: Sequence[int], k: int) -> Iterator[Block]:
+    """The tables of ``tables`` that seat no two bots of one class (``apart[bot]``: bots of
+    one author share a class, ``referee.entrants``); all of them when ``apart`` is None.
+    ValueError when ``points`` have fewer than ``k`` classes, or too many tables in a row
+    must be skipped. What is skipped costs those bots games; the pairs that may meet still
+    meet as evenly as the design seats them."""
+    if apart is None:
+        yield from tables
+        return
+    if len({apart[p] for p in points}) < k:
+        raise ValueError(f"tables of {k} cannot keep the bots of one author apart: there "
+                         "are fewer authors than seats (--allow-same-author lets them meet)")
+    skipped = 0
+    for table in tables:
+        if len({apart[b] for b in table}) == len(table):
+            skipped = 0
+            yield table
+        else:
+            skipped += 1
+            if skipped > APART_SKIPS:
+                raise ValueError(f"no table of {k} keeps the bots of one author apart often "
+                                 "enough (--allow-same-author lets them meet)")
+
+
 # --------------------------------------------------------------------------- formats
 
 
@@ -388,12 +415,14 @@ class RoundRobin:
     name = "round-robin"
 
     def __init__(self, n_bots: int, players: int, games: int, seed: int,
-                 duplicate: bool = True) -> None:
+                 duplicate: bool = True, apart: Sequence[int] | None = None) -> None:
+        """``apart``: bots of one class never share a table (``keep_apart``)."""
         _check_table(n_bots, players, games)
         self.n_bots, self.players, self.seed, self.duplicate = n_bots, players, seed, duplicate
         per_table = len(table_seatings(range(players)))
         all_subsets = math.comb(n_bots, players) * per_table <= games
-        tables = cycles(range(n_bots), players, all_subsets, seed, "round-robin")
+        tables = keep_apart(cycles(range(n_bots), players, all_subsets, seed, "round-robin"),
+                            apart, range(n_bots), players)
         unit = per_table if duplicate else 1
         groups = (group for bots in tables
                   for group in group_units(table_seatings(bots), duplicate))
@@ -426,7 +455,9 @@ class Gauntlet:
     name = "gauntlet"
 
     def __init__(self, candidates: int, n_bots: int, players: int, games: int, seed: int,
-                 duplicate: bool = True) -> None:
+                 duplicate: bool = True, apart: Sequence[int] | None = None) -> None:
+        """``apart``: field bots of one class never share a table (``keep_apart``; a
+        candidate of a field bot's class is refused earlier, ``referee.entrants``)."""
         _check_table(n_bots, players, games)
         if not 1 <= candidates < n_bots - players + 2:
             raise ValueError(f"{candidates} candidates among {n_bots} bots leave too small "
@@ -436,7 +467,8 @@ class Gauntlet:
         field = range(candidates, n_bots)
         per_table = len(table_seatings(range(players)))
         all_subsets = math.comb(len(field), players - 1) * per_table * candidates <= games
-        tables = cycles(field, players - 1, all_subsets, seed, "gauntlet")
+        tables = keep_apart(cycles(field, players - 1, all_subsets, seed, "gauntlet"), apart,
+                            field, players - 1)
         unit = (per_table if duplicate else 1) * candidates
         groups = islice(self._groups(tables), -(-games // unit) * candidates)
         self._games = games_from_groups(((group, None) for group in groups), seed,

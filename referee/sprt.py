@@ -3,8 +3,12 @@
 Heads-up games in pairs on the same deal seed with the seats swapped; a game scores 1, 1/2 (a
 shared place) or 0 for the candidate, a complete pair the mean of its two, and the pentanomial
 generalised SPRT (``leaderboards.sprt``) is fed those scores in the order the pairs complete.
-The run stops scheduling games as soon as the test leaves ``continue`` (games in flight finish
-and are journalled, but do not change the verdict) or when ``max_games`` have been scheduled.
+The run stops scheduling games as soon as the test decides (games in flight finish and are
+journalled, but do not change the verdict), when ``max_games`` have been scheduled, or when
+its ``--max-time`` budget runs out (``referee.budget``: the games in flight are abandoned).
+The verdict is ``H1``, ``H0`` or ``inconclusive``, the words of the exit code and the last
+line; ``sprt.json`` files written before said ``continue`` for ``inconclusive``, and
+:func:`load_result` reads them so.
 
 The state of the test is a function of the journal: ``sprt.json`` in the run directory
 holds the test's parameters from the start (so that ``referee resume`` can go on with
@@ -17,12 +21,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from leaderboards.sprt import Sprt, game_score
-from referee.cluster import Cluster, ClusterPool
+from referee.budget import Budget
+from referee.cluster import ClusterPool
+from referee.clusterconnect import Cluster
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
 from referee.rundir import read_json, write_text
@@ -32,6 +38,8 @@ from referee.tournament import Tournament
 CANDIDATE, BASELINE = 0, 1  # bot indices in the config
 SPRT_FILE = "sprt.json"
 SCHEMA_VERSION = 1
+INCONCLUSIVE = "inconclusive"
+_OLD_WORDS = {"continue": INCONCLUSIVE}  # sprt.json before the verdict used the exit's words
 
 
 @dataclass
@@ -67,9 +75,8 @@ class SprtMatch:
 
     @property
     def verdict(self) -> str:
-        """``H1``, ``H0``, or ``continue`` (undecided so far: inconclusive once every
-        game has been played)."""
-        return self.test.status if self.decided_at_pairs is not None else "continue"
+        """``H1``, ``H0``, or ``inconclusive`` (not decided, so far)."""
+        return self.test.status if self.decided_at_pairs is not None else INCONCLUSIVE
 
     def to_dict(self) -> dict[str, Any]:
         """What ``sprt.json`` holds."""
@@ -78,8 +85,7 @@ class SprtMatch:
         return {
             "schema_version": SCHEMA_VERSION, "candidate": self.candidate,
             "baseline": self.baseline,
-            "test": {"elo0": t.elo0, "elo1": t.elo1, "alpha": t.alpha, "beta": t.beta,
-                     "max_games": self.max_games},
+            "test": test_params(t, self.max_games),
             "verdict": self.verdict, "llr": round(t.llr, 6),
             "bounds": [round(lower, 6), round(upper, 6)], "pairs": t.pairs,
             "games": self.games, "decided_at_pairs": self.decided_at_pairs,
@@ -94,6 +100,12 @@ class SprtMatch:
         write_text(run_dir / SPRT_FILE, json.dumps(self.to_dict(), indent=1) + "\n")
 
 
+def test_params(test: Sprt, max_games: int) -> dict[str, Any]:
+    """The test's parameters, as ``sprt.json`` holds them."""
+    return {"elo0": test.elo0, "elo1": test.elo1, "alpha": test.alpha, "beta": test.beta,
+            "max_games": max_games}
+
+
 def load_test(run_dir: Path) -> tuple[Sprt, int]:
     """The test and ``max_games`` an SPRT run was started with (from ``sprt.json``)."""
     path = Path(run_dir) / SPRT_FILE
@@ -105,13 +117,29 @@ def load_test(run_dir: Path) -> tuple[Sprt, int]:
         raise ConfigError(f"{path}: not the parameters of an SPRT ({exc})") from None
 
 
+def load_result(run_dir: Path) -> dict[str, Any]:
+    """``sprt.json`` of ``run_dir``, its verdict in today's words; ConfigError if it
+    cannot be read."""
+    path = Path(run_dir) / SPRT_FILE
+    try:
+        doc = json.loads(path.read_text())
+        doc["verdict"] = _OLD_WORDS.get(doc["verdict"], doc["verdict"])
+        return doc
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path}: not an SPRT's result ({exc})") from None
+
+
 def play_sprt(config: RunConfig, test: Sprt, max_games: int,
               on_update: Callable[[SprtMatch, dict[str, Any]], None] | None = None,
-              resume: bool = False, cluster: Cluster | None = None) -> SprtMatch:
+              resume: bool = False, cluster: Cluster | None = None,
+              budget: Budget | None = None) -> SprtMatch:
     """Run the SPRT match, or with ``resume`` go on with the one in ``config.out``;
     ``config.bots`` is (candidate, baseline), two players, and ``config.format`` is
     ``sprt``: at most ``max_games`` games (whole pairs). ``cluster``: the Dask cluster
-    that plays them (``referee.cluster``). ``on_update(match, record)`` after each game."""
+    that plays them (``referee.cluster``). ``on_update(match, record)`` after each game.
+    ``budget``: stop, the test undecided, when it runs out."""
+    # A broken candidate or baseline must fail the job (exit 3), not forfeit its games.
+    config = replace(config, strict_start=True)
     match = SprtMatch(test, config.bots[CANDIDATE].name, config.bots[BASELINE].name,
                       max_games)
     if resume:
@@ -132,7 +160,8 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
         if match.decided_at_pairs is None:
             runner = (Runner(config, progress=progress, resume=resume) if cluster is None
                       else ClusterPool(config, cluster, progress=progress, resume=resume))
-            runner.run()
+            with (budget or Budget()).running(runner.interrupt):
+                runner.run()
     finally:
         match.write(config.out)
     return match

@@ -28,6 +28,7 @@ from typing import Any
 from referee.bracket import Tables
 from referee.config import ConfigError, RunConfig
 from referee.deals import SecretError, private_run_dir, store_secret
+from referee.entrants import author_classes
 from referee.games import Game, load_game
 from referee.journal import (
     SCHEMA_VERSION,
@@ -70,14 +71,17 @@ def make_format(config: Mapping[str, Any]) -> Format:
     kind = config.get("format", "round-robin")
     n, seed, games = len(config["bots"]), int(config["seed"]), config["games"]
     duplicate = config.get("duplicate", False)
+    apart = author_classes(config["bots"], kind, config.get("candidates", 0),
+                           config.get("allow_same_author", False))
     if kind == "round-robin":
-        return RoundRobin(n, config["players"], games, seed, duplicate)
+        return RoundRobin(n, config["players"], games, seed, duplicate, apart)
     if kind == "gauntlet":
-        return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate)
+        return Gauntlet(config["candidates"], n, config["players"], games, seed, duplicate,
+                        apart)
     if kind == "tables":
         game = load_game(*game_of(config))
         return Tables(n, [b["name"] for b in config["bots"]], game.seats, games, seed,
-                      duplicate)
+                      duplicate, max_table=config.get("players") or game.max_table)
     if kind == "sprt":
         return FixedSchedule(islice(swapped_pairs(seed), games - games % 2))
     raise ConfigError(f"unknown format {kind!r}: use round-robin, gauntlet or tables")
@@ -155,12 +159,17 @@ class Tournament:
 
     def journal_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
         """``journal_game``, with the transcript's line already made where the game
-        was played (``referee.cluster``)."""
+        was played."""
+        self.journal_batch([(record, transcript)])
+
+    def journal_batch(self, games: list[tuple[dict[str, Any], bytes]]) -> None:
+        """``journal_encoded`` for a batch of games (``referee.cluster``), written at once."""
         assert self._journal is not None
-        self._journal.append_encoded(record, transcript)
-        self.played += 1
-        if self.progress:
-            self.progress(self, record)
+        self._journal.append_batch(games)
+        for record, _ in games:
+            self.played += 1
+            if self.progress:
+                self.progress(self, record)
 
     def write_config(self) -> None:
         """Write the deal secret (if any), then ``config.json``, which says there is one."""

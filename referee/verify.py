@@ -38,6 +38,7 @@ referee.verify.VerifyError: game 0: places [1, 2] but the transcript gives [2, 1
 from __future__ import annotations
 
 import os
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,13 @@ from typing import Any
 from referee.deals import Deals, run_deals
 from referee.games import GameError, load_game
 from referee.games.api import Outcome
-from referee.journal import JournalError, game_of, read_games, read_transcripts
+from referee.journal import (
+    JournalError,
+    JournalRecords,
+    game_of,
+    games_with_transcripts,
+    read_lines,
+)
 from referee.match import by_place
 from referee.rundir import RunFileError, brief, read_config
 from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
@@ -64,11 +71,13 @@ class VerifyError(ValueError):
 
 @dataclass(frozen=True)
 class VerifyReport:
-    """What was re-checked: games, the units they held (hands, rounds), faults charged."""
+    """What was re-checked: games, the units they held (``unit``: the game's word for
+    them, "hands", "rounds"), faults charged."""
 
     games: int
     units: int
     faults: int
+    unit: str = "rounds"
 
 
 def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
@@ -126,13 +135,12 @@ def verify_game(record: dict[str, Any], transcript: dict[str, Any] | None,
     return outcome
 
 
-def scheduled_games(config: dict[str, Any], records: list[dict[str, Any]]
-                    ) -> dict[int, ScheduledGame]:
+def scheduled_games(config: dict[str, Any], records: Sequence[dict[str, Any]],
+                    done: Collection[Any]) -> dict[int, ScheduledGame]:
     """The games the run's recorded configuration schedules, by index: every stage whose
-    games can be known from the journalled results (a later stage of ``tables`` cannot
-    until the one before it is complete)."""
+    games can be known from the journalled results (``records``, the games ``done``; a
+    later stage of ``tables`` cannot until the one before it is complete)."""
     fmt = make_format(config)
-    done = {r.get("game") for r in records}
     out: dict[int, ScheduledGame] = {}
     stage = 0
     while True:
@@ -158,10 +166,13 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     for name in ("games.jsonl", "config.json"):
         if not os.path.lexists(run_dir / name):  # a link there is refused when read
             raise VerifyError(None, f"{run_dir} has no {name}")
-    records, transcripts = read_games(run_dir), read_transcripts(run_dir)
+    # Streamed: one game's record and transcript at a time (a tables run's later stages
+    # need the results, read only then).
+    done = {rec.get("game") for rec in read_lines(run_dir / "games.jsonl")}
     try:
         config = read_config(run_dir)
-        schedule = scheduled_games(config, records)
+        schedule = scheduled_games(config, JournalRecords(run_dir), done)
+        unit = load_game(*game_of(config)).units
     except RunFileError:
         raise
     except (ValueError, KeyError, TypeError) as exc:
@@ -171,8 +182,9 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
     # A run from before deal secrets journalled each seed's whole 63-bit draw.
     shift = LEGACY_SEED_SHIFT if "deals" not in config else 0
     seen: set[int] = set()
-    units = faults = 0
-    for rec in records:
+    units = faults = games = 0
+    for rec, transcript in games_with_transcripts(run_dir):
+        games += 1
         game = rec.get("game")
         if game in seen:
             raise VerifyError(game, "is journalled twice")
@@ -190,7 +202,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
                 raise VerifyError(game, f"seats {brief(rec.get('seats'))} but the schedule "
                                         f"gives {brief(names)}")
         try:
-            outcome = verify_game(rec, transcripts.get(game), deals)
+            outcome = verify_game(rec, transcript, deals)
         except (KeyError, TypeError) as exc:
             raise VerifyError(game, f"malformed record or transcript: {brief(repr(exc))}"
                               ) from None
@@ -198,7 +210,7 @@ def verify_run(run_dir: str | Path, complete: bool = True) -> VerifyReport:
         faults += len(rec["faults"])
     if complete:
         _check_complete(config, schedule, seen, run_dir)
-    return VerifyReport(games=len(records), units=units, faults=faults)
+    return VerifyReport(games=games, units=units, faults=faults, unit=unit)
 
 
 def _check_complete(config: dict[str, Any], schedule: dict[int, ScheduledGame],

@@ -99,15 +99,15 @@ def test_plan_limits(entrants: int, ruleset: tuple[range, int]) -> None:
 
 def test_entrants_and_rulesets_that_cannot_play() -> None:
     with pytest.raises(ValueError, match="7 or more"):
-        Tables(6, names(6), OFFICIAL, 4, seed=0)
+        Tables(6, names(6), OFFICIAL, 4, seed=0, max_table=6)
     with pytest.raises(ValueError, match="cannot seat"):
         Tables(9, names(9), POLACCO, 4, seed=0, max_table=2)
     with pytest.raises(ValueError, match="split"):
         Tables(7, names(7), range(3, 4), 4, seed=0, max_table=3)
     with pytest.raises(ValueError, match="distinct"):
-        Tables(7, ["a"] * 7, OFFICIAL, 4, seed=0)
+        Tables(7, ["a"] * 7, OFFICIAL, 4, seed=0, max_table=6)
     with pytest.raises(ValueError, match="games_per_table"):
-        Tables(7, names(7), OFFICIAL, 0, seed=0)
+        Tables(7, names(7), OFFICIAL, 0, seed=0, max_table=6)
 
 
 # --------------------------------------------------------------------------- stage 0
@@ -117,7 +117,7 @@ def test_entrants_and_rulesets_that_cannot_play() -> None:
 @settings(max_examples=60, deadline=None)
 def test_first_stage_seats_everyone_once(n: int, per_table: int, seed: int,
                                          duplicate: bool) -> None:
-    t = Tables(n, names(n), OFFICIAL, per_table, seed, duplicate)
+    t = Tables(n, names(n), OFFICIAL, per_table, seed, duplicate, max_table=6)
     games = t.stage(0, [])
     assert games == t.stage(0, [])
     assert [g.index for g in games] == list(range(len(games)))
@@ -136,8 +136,8 @@ def test_first_stage_seats_everyone_once(n: int, per_table: int, seed: int,
 
 def test_seed_shuffles_the_tables() -> None:
     def first_tables(seed: int) -> list[tuple[int, ...]]:
-        return [s[0].seating for s in by_table(Tables(12, names(12), OFFICIAL, 6,
-                                                      seed).stage(0, [])).values()]
+        return [s[0].seating for s in by_table(Tables(12, names(12), OFFICIAL, 6, seed,
+                                                      max_table=6).stage(0, [])).values()]
     assert first_tables(1) == first_tables(1) != first_tables(2)
 
 
@@ -154,7 +154,7 @@ EVEN = [(1, 2, 3)] * 6 + [(2, 1, 3)] * 6  # A and B alike in everything: the lot
 
 
 def seven(seed: int = 0) -> tuple[Tables, dict[int, list[ScheduledGame]]]:
-    t = Tables(7, names(7), OFFICIAL, 8, seed)
+    t = Tables(7, names(7), OFFICIAL, 8, seed, max_table=6)
     assert [(p.sizes, p.advance) for p in t.plan] == [((4, 3), 2), ((4,), 0)]
     return t, by_table(t.stage(0, []))
 
@@ -223,7 +223,7 @@ def test_a_place_drawn_by_lot_is_marked_in_the_bracket_and_on_the_pages() -> Non
 @settings(max_examples=40, deadline=None)
 def test_whole_tournament(n: int, per_table: int, seed: int, duplicate: bool,
                           ruleset: range) -> None:
-    t = Tables(n, names(n), ruleset, per_table, seed, duplicate)
+    t = Tables(n, names(n), ruleset, per_table, seed, duplicate, max_table=6)
     rng = random.Random(seed)
     records: list[dict] = []
     alive = set(range(n))
@@ -267,9 +267,24 @@ def test_records_that_do_not_match_the_schedule() -> None:
     wrong["seats"] = wrong["seats"][::-1]
     with pytest.raises(ValueError, match="seats"):
         t.bracket([wrong])
-    bad_places = record(tables[0][0], [1, 1, 3, 4], 7)
+    bad_places = record(tables[0][0], [1, 1, 2, 4], 7)
     with pytest.raises(ValueError, match="places"):
         t.bracket([bad_places])
+
+
+def test_shared_places_advance_through_the_bracket() -> None:
+    """A game of shared places (golf's equal totals) scores them alike; bots level on
+    everything advance by the seeded lot, marked as such."""
+    t, tables = seven()
+    games = sorted((g for series in tables.values() for g in series), key=lambda g: g.index)
+    records = [record(g, [1] * len(g.seating), 7) for g in games]  # every game a tie
+    b = t.bracket(records)
+    assert all(s.score == 1.0 and s.lot for table in b.stages[0].tables
+               for s in table.standings)
+    final = t.stage(1, records)
+    assert final is not None and len({b for g in final for b in g.seating}) == 4
+    again = t.bracket(records)
+    assert again == b  # the lot is the seed's: the same on resume and verify
 
 
 # --------------------------------------------------------------------------- the bracket
@@ -292,7 +307,7 @@ def test_partial_bracket() -> None:
 
 
 def test_finished_bracket_text_and_json() -> None:
-    t = Tables(9, names(9), OFFICIAL, 5, seed=4)
+    t = Tables(9, names(9), OFFICIAL, 5, seed=4, max_table=6)
     rng = random.Random(4)
     records: list[dict] = []
     number = 0

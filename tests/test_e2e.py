@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from evaluator import exists, ladder, raise_error
-from referee.journal import untimed
+from referee.journal import decode_transcript, untimed
 from referee.verify import verify_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,7 +78,8 @@ def games_of(run: Path) -> list[dict]:
 
 def transcripts_of(run: Path) -> dict[int, dict]:
     lines = (run / "transcripts.jsonl").read_text().splitlines()
-    return {t["game"]: untimed(t) for t in map(json.loads, lines)}
+    return {t["game"]: untimed(t) for t in (decode_transcript(json.loads(line))
+                                            for line in lines)}
 
 
 def outcome(rec: dict) -> tuple:

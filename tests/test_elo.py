@@ -148,21 +148,67 @@ def test_never_loses_and_never_wins_are_bounded() -> None:
     assert _finite(fit)
     a, b, c = (fit.ratings[x] for x in "abc")
     assert a.bound == "lower" and "+infinity" in a.note
-    assert b.bound == "upper" and c.bound == "upper"  # b and c never beat a
-    assert a.elo > b.elo and a.elo > c.elo
+    # b and c beat each other: their difference is estimable (b ahead 2 of 3: 400 log10 2)
+    assert b.bound is None and c.bound is None and b.ci95 > 0
+    assert b.elo - c.elo == pytest.approx(400 * math.log10(2))
+    assert a.elo > b.elo > c.elo and fit.centre == (("b", "c"),)
+    assert a.los_next is None and b.los_next is not None
+    with pytest.raises(RatingError, match="no finite estimate"):
+        fit.los("a", "b")
     sole = fit_elo([["w", "l"]] * 5)
     assert (sole.ratings["w"].bound, sole.ratings["l"].bound) == ("lower", "upper")
     assert _finite(sole) and sole.ratings["w"].elo > 0
 
 
+def test_unbeaten_bot_leaves_the_others_finite_the_readme_runs_shape() -> None:
+    # README's 3-bot run: statistician first in all 240 games; caller ahead of random_bot
+    # in 204 (85 %). By hand: the gap is 400 log10(204/36); its SE on the theta scale is
+    # sqrt(1 / (240 * 0.85 * 0.15)) (one pair a game, each game its own cluster), and
+    # each bot's half of it around their mean.
+    orders = [["statistician", "caller", "random_bot"]] * 204 + \
+        [["statistician", "random_bot", "caller"]] * 36
+    fit = fit_elo(orders)
+    s, c, r = (fit.ratings[x] for x in ("statistician", "caller", "random_bot"))
+    assert fit.names == ("statistician", "caller", "random_bot")
+    assert s.bound == "lower" and c.bound is None and r.bound is None
+    gap = 400 * math.log10(204 / 36)
+    assert (c.elo, r.elo) == (pytest.approx(gap / 2), pytest.approx(-gap / 2))
+    half_se = ELO_PER_NAT * math.sqrt(1 / (240 * 0.85 * 0.15)) / 2
+    assert c.se == pytest.approx(half_se) and r.se == pytest.approx(half_se)
+    assert c.los_next == pytest.approx(1.0) and s.elo > c.elo
+
+
 def test_dominating_group_and_middle_group() -> None:
     # {a, b} always ahead of {c, d}; each pair trades wins: no bot is undefeated, yet the
-    # gap between the groups has no finite MLE.
+    # gap between the groups has no finite MLE. {a, b} (first to appear) is the main group.
     fit = fit_elo([["a", "b", "c", "d"], ["b", "a", "d", "c"]])
-    assert [fit.ratings[x].bound for x in "abcd"] == ["lower", "lower", "upper", "upper"]
+    assert [fit.ratings[x].bound for x in "abcd"] == [None, None, "upper", "upper"]
+    assert fit.ratings["a"].elo == pytest.approx(0.0) and fit.ratings["c"].elo < 0
+    assert fit.ratings["c"].elo == pytest.approx(fit.ratings["d"].elo)
     chain = fit_elo([["x", "y"], ["y", "z"], ["x", "z"]] * 2)
     assert [chain.ratings[x].bound for x in "xyz"] == ["lower", "open", "upper"]
     assert _finite(fit) and _finite(chain)
+
+
+def test_a_bound_never_contradicts_the_order() -> None:
+    # u always beats a and b; a and b are far apart (a ahead 50 of 51). The prior alone
+    # would place u below a; the bound is moved up so u stays first.
+    orders = [["u", "a"], ["u", "b"]] + [["a", "b"]] * 50 + [["b", "a"]]
+    fit = fit_elo(orders)
+    assert fit.names == ("u", "a", "b")
+    assert fit.ratings["u"].bound == "lower" and fit.ratings["u"].elo >= fit.ratings["a"].elo
+
+
+def test_two_disconnected_groups_each_have_their_own_zero() -> None:
+    # {a, b}: a ahead 2 of 3; {c, d}: c ahead 3 of 4. Each gap is 400 log10(wins/losses),
+    # and each component is centred on its own mean.
+    fit = fit_elo([["a", "b"]] * 2 + [["b", "a"]] + [["c", "d"]] * 3 + [["d", "c"]])
+    assert fit.components == (("a", "b"), ("c", "d"))
+    assert fit.ratings["a"].elo == pytest.approx(200 * math.log10(2))
+    assert fit.ratings["c"].elo == pytest.approx(200 * math.log10(3))
+    assert fit.ratings["d"].elo == pytest.approx(-200 * math.log10(3))
+    assert all(r.bound is None for r in fit.rows)
+    assert fit.ratings["c"].note.startswith("not connected")
 
 
 def test_disconnected_pools_are_marked() -> None:
@@ -253,6 +299,10 @@ def test_fit_is_always_finite_and_stationary_when_the_mle_exists(
     assert _finite(fit) and _finite(fit_elo(orders, anchor=(orders[0][-1], 1000.0)))
     assert all(r.los_next is None or 0.0 <= r.los_next <= 1.0 for r in fit.rows)
     assert list(fit.names) == sorted(fit.names, key=lambda n: -fit.ratings[n].elo)
+    group_of = {n: k for k, g in enumerate(fit.groups) for n in g}
+    for comp in fit.components:  # bound or not, the values never contradict the group order
+        ranked = [group_of[n] for n in fit.names if n in comp]
+        assert ranked == sorted(ranked)
     if all(r.bound is None for r in fit.rows):  # per component, the gradient is 0
         grad = _gradient(orders, {r.name: r.elo for r in fit.rows})
         assert max(map(abs, grad.values())) < 1e-7

@@ -44,7 +44,7 @@ def test_three_way_game_with_a_shared_first() -> None:
     # [1, 1, 3] each time, the pair (a, b) tied: a and b equal, c an upper bound.
     fit = fit_elo([{"a": 1, "b": 1, "c": 3}] * 5)
     assert fit.ratings["a"].elo == pytest.approx(fit.ratings["b"].elo, abs=1e-9)
-    assert fit.ratings["c"].bound == "upper" and fit.ratings["a"].bound == "lower"
+    assert fit.ratings["c"].bound == "upper" and fit.ratings["a"].bound is None
 
 
 @pytest.mark.parametrize(("games", "message"), [

@@ -688,7 +688,10 @@ def test_random_games_terminate_with_a_valid_order(case: tuple) -> None:
     assert sorted(game.finishing_order) == list(range(players))
     assert game.events[-1] == GameOver(game.finishing_order)
     eliminated = [e for e in game.events if isinstance(e, Eliminated)]
-    assert [e.seat for e in reversed(eliminated)] == list(game.finishing_order[1:])
+    # Forfeited seats below every other, the later leaver higher (RULES.md).
+    forfeited = [e.seat for e in eliminated if e.reason.startswith("forfeit:")]
+    by_cards = [e.seat for e in eliminated if not e.reason.startswith("forfeit:")]
+    assert [*reversed(by_cards), *reversed(forfeited)] == list(game.finishing_order[1:])
     assert [e.place for e in eliminated] == list(range(players, 1, -1))
     for e in game.events:
         assert event_from_dict(e.to_dict(), ruleset) == e

@@ -138,3 +138,33 @@ def test_bad_format_options_are_one_clear_line(tmp_path: Path, args: list[str],
     assert res.returncode == 2, res.stderr
     err = [ln for ln in res.stderr.splitlines() if ln.strip()]
     assert len(err) == 1 and why in err[0] and "Traceback" not in res.stderr, res.stderr
+
+
+def test_a_tables_run_of_a_game_with_shared_places_advances_resumes_and_verifies(
+        tmp_path: Path) -> None:
+    """Golf (equal totals share a place) at tables of 4 of 8 bots: shared places advance
+    through the bracket, a stopped run resumes to the same bracket, and it verifies."""
+    specs = resolve_bots([str(ROOT / "bots" / "six_card_golf" / "greedy_bot.py")] * 8)
+
+    def config(out: Path) -> RunConfig:
+        return RunConfig(bots=tuple(specs), params={"target": 20}, players=4, games=2,
+                         seed=1, move_ms=1000, bank_ms=5000, concurrency=1, max_faults=3,
+                         start_timeout_ms=0, out=out, game="six-card-golf",
+                         format="tables", duplicate=True, in_process=True)
+
+    whole = LocalRunner(config(tmp_path / "whole"), load_local_bots(specs))
+    whole.run()
+    records = read_games(tmp_path / "whole")
+    assert any(len(set(r["places"])) < len(r["places"]) for r in records)  # a shared place
+    assert {r["stage"] for r in records} == {0, 1}
+
+    def stop_early(runner: LocalRunner, record: dict) -> None:
+        if runner.played == 5:
+            runner.interrupt()
+
+    cut = tmp_path / "cut"
+    LocalRunner(config(cut), load_local_bots(specs), stop_early).run()
+    again = LocalRunner(config(cut), load_local_bots(specs), resume=True)
+    again.run()
+    assert again.format.bracket(read_games(cut)) == whole.format.bracket(records)
+    assert verify_run(cut).games == len(records)

@@ -53,11 +53,11 @@ def test_each_games_check_turns_pair_a_legal_answer_with_a_refused_one(
     game = load_game(name, params)
     turns = game.check_turns()
     assert turns
-    for view, ok, bad in turns:
-        assert game.judge(view, game.parse_action(ok)) is None
-        assert game.encode_action(game.parse_action(ok)) == ok
+    for turn in turns:
+        assert game.judge(turn.engine, game.parse_action(turn.legal)) is None
+        assert game.encode_action(game.parse_action(turn.legal)) == turn.legal
         try:
-            refused = game.judge(view, game.parse_action(bad))
+            refused = game.judge(turn.engine, game.parse_action(turn.illegal))
         except ValueError:  # malformed
             continue
         assert isinstance(refused, str) and refused

@@ -18,13 +18,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import REFEREE, assert_nothing_left, no_traceback  # noqa: E402
 
+from referee.journal import decode_transcript  # noqa: E402
+
 GAME_SOURCE = '''
 """Higher card: two players each hold one card of 52; in turn each may stay or switch it
 for the next card of the deck; the higher rank wins, equal ranks share the first place."""
 
 import random
 
-from referee.games.api import Card, IllegalAction, Outcome, SeatView, Step
+from referee.games.api import Card, CheckTurn, Game, IllegalAction, Outcome, SeatView, Step
 
 GAME_PARAMS = ()
 KINDS = ("stay", "switch")
@@ -55,9 +57,14 @@ class Engine:
     def view(self, seat):
         return {"seat": seat, "players": 2, "card": self.cards[seat], "legal": list(KINDS)}
 
+    def legal_actions(self):
+        return [] if self.is_over else list(KINDS)
+
     def apply(self, seat, action):
         if seat != self.current_seat:
             raise IllegalAction(f"seat {seat} is not to act")
+        if action not in KINDS:
+            raise IllegalAction(f"{action!r} is not stay or switch")
         if action == "switch":
             self.cards[seat] = self.deck.pop(0)
         self.events.append(Event(type="acted", seat=seat, kind=action,
@@ -110,13 +117,11 @@ class Engine:
         return Outcome(places, scores, 1)
 
 
-class HigherCard:
+class HigherCard(Game):
+    """Only what differs from the base class: the rest is its defaults."""
+
     name = "higher-card"
     seats = range(2, 3)
-    metric = None
-
-    def __init__(self, params):
-        self.params = params
 
     def new_game(self, players, seed):
         return Engine(seed)
@@ -133,25 +138,14 @@ class HigherCard:
     def encode_action(self, action):
         return {"kind": action}
 
-    def decode_view(self, payload, time_left_ms):
-        return payload
-
-    def decode_notice(self, payload):
-        return payload
-
-    def replay(self, players, seed, events):
-        engine = self.new_game(players, seed)
-        for e in events:
-            if e["type"] == "acted":
-                engine.apply(e["seat"], e["kind"])
-            elif e["type"] in ("fault", "forfeit"):
-                getattr(engine, e["type"])(e["seat"], e["label"])
-        if [e.to_dict() for e in engine.events] != list(events):
-            raise ValueError("the transcript differs from the replay")
-        return engine.outcome()
-
-    def faults(self, events):
-        return [(e["seat"], e["label"]) for e in events if e["type"] in ("fault", "forfeit")]
+    def drive(self, engine, event):
+        if event["type"] == "acted":
+            engine.apply(event["seat"], event["kind"])
+        elif event["type"] in ("fault", "forfeit"):
+            getattr(engine, event["type"])(event["seat"], event["label"])
+        else:
+            return False
+        return True
 
     def steps(self, players, events):
         """A step per event but the end, which is in the step of what ended the game;
@@ -174,11 +168,7 @@ class HigherCard:
         return out
 
     def check_turns(self):
-        engine = Engine(0)
-        return [(engine.view(0), {"kind": "stay"}, {"kind": "fly"})]
-
-    def judge(self, view, action):
-        return None if action in view["legal"] else f"{action} is not legal"
+        return [CheckTurn(Engine(0), {"kind": "stay"}, {"kind": "fly"})]
 
     def rules_text(self):
         return "# Higher card\\n\\nStay or switch; the higher rank wins."
@@ -244,7 +234,8 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert all(r["params"] == {} and r["faults"] == [] and r["schema_version"] == 2
                for r in recs)
     assert any(r["places"] == [1, 1] for r in recs)  # equal ranks share the first place
-    transcript = json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0])
+    transcript = decode_transcript(
+        json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0]))
     assert transcript["game_type"] == "higher-card" and transcript["events"][0]["type"] == "dealt"
     assert "switcher" in res.stdout and "stayer" in res.stdout  # the leaderboard
 
@@ -254,7 +245,7 @@ def test_a_game_plugged_in_runs_end_to_end(tmp_path: Path, plugged: dict[str, st
     assert rated.returncode == 0 and (tmp_path / "full/leaderboard.json").is_file()
 
     # ``referee show`` draws the game from its steps: names, both cards, who won.
-    t = json.loads((tmp_path / "full/transcripts.jsonl").read_text().splitlines()[0])
+    t = transcript
     shown = referee(plugged, tmp_path, "show", str(tmp_path / "full"), str(t["game"]))
     assert shown.returncode == 0, shown.stderr
     codes = ["23456789TJQKA"[c // 4] + "cdhs"[c % 4] for c in t["events"][-1]["cards"]]

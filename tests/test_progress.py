@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from referee.journal import GAMES_FILE
-from referee.progress import PROGRESS_ENV, ProgressLines, progress_every_s
+from referee.progress import PROGRESS_ENV, Eta, ProgressLines, progress_every_s
 
 ROOT = Path(__file__).resolve().parents[1]
 BOTS = {name: str(ROOT / "bots" / f"{name}.py") for name in ("caller", "random_bot",
@@ -120,9 +120,11 @@ def test_sigterm_stops_an_sprt_with_its_standings(tmp_path: Path) -> None:
 def test_progress_lines_come_at_each_tenth_and_every_interval() -> None:
     now = [0.0]
     printed: list[str] = []
-    lines = ProgressLines(200, 0, printed.append, every_s=10.0, clock=lambda: now[0])
+    eta = Eta(200)
+    lines = ProgressLines(200, 0, printed.append, every_s=10.0, clock=lambda: now[0], eta=eta)
     for done in range(1, 201):
         now[0] += 0.01  # 100 games/s: 2 s in all, never 10 s between two lines
+        eta.add({"duration_s": 0.01})
         lines.update(done, 0, "a (score 50.0%)")
     assert [line.split()[1] for line in printed] == [f"{k}/200" for k in range(20, 201, 20)]
     assert "100.0 games/s, ETA 1s" in printed[4]  # 100 of 200 done after 1 s
@@ -134,6 +136,17 @@ def test_progress_lines_come_at_each_tenth_and_every_interval() -> None:
     now[0] += 2.0
     slow.update(2, 1, "-")
     assert quiet == ["progress 2 games, 0.2 games/s, ETA -, faults 1, leader -"]
+
+
+def test_no_eta_from_the_first_seconds_of_a_run() -> None:
+    # 4 games at once, games of 60 s: the first game to finish says nothing of the rest;
+    # once three have, 96 left of which 4 in progress (half done): 94 games' work, 4 at once.
+    eta = Eta(total=100, parallel=4)
+    eta.add({"duration_s": 60.0})
+    assert eta.left(done=1) is None
+    for _ in range(3):
+        eta.add({"duration_s": 60.0})
+    assert eta.left(done=4) == (96 - 2) * 60.0 / 4
 
 
 def test_the_interval_comes_from_the_environment(monkeypatch) -> None:

@@ -177,3 +177,21 @@ def test_a_run_whose_page_cannot_be_written_says_so_in_one_line(tmp_path: Path) 
         f"`referee show {out} --html` writes the replay again"]
     assert (out / "leaderboard.html").is_file() and len((out / "games.jsonl").read_text()
                                                         .splitlines()) == 2
+
+
+def test_a_replay_too_long_for_the_end_of_a_run_is_written_after_it(
+        run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the replay would take longer than ``INLINE_S`` (here 0 s), the run's end does
+    not wait: a process of its own writes the page, and one line says which."""
+    monkeypatch.setattr(html_module, "INLINE_S", 0.0)
+    run = shutil.copytree(run, tmp_path / "run", ignore=shutil.ignore_patterns("replay.html"))
+    errors: list[str] = []
+    notes: list[str] = []
+    assert html_module.replay_after_run(run, errors.append, notes.append) is None
+    assert errors == [] and len(notes) == 1, notes
+    pid = int(notes[0].split("; process ")[1].split()[0])
+    assert notes[0].endswith(f"writes {run / 'replay.html'} now (its output in "
+                             f"{run / 'replay.log'})")
+    _, status = os.waitpid(pid, 0)  # the test's own child: wait for it, leave none behind
+    assert os.waitstatus_to_exitcode(status) == 0, (run / "replay.log").read_text()
+    assert sorted(blobs((run / "replay.html").read_text())) == list(range(6))

@@ -28,6 +28,7 @@ from leaderboards import (
     to_markdown,
     write_reports,
 )
+from leaderboards.bracket_rank import rank_by_bracket
 from leaderboards.elo import ELO_PER_NAT
 from leaderboards.writers import COLUMNS, FILES
 
@@ -142,8 +143,9 @@ def test_bounds_are_marked_in_every_format() -> None:
     # A bound is shown as one, with no interval and one short note for every mark.
     assert all("[" not in cell for cell in elo)
     assert [cells[COLUMNS.index("+/-95%")] for cells in rows] == ["-", "-", "-"]
-    assert notes == ["Elo >= <= ~: a bound, not an estimate, so no interval (>= never beaten "
-                     "by the others; <= never beat them; ~ only its order is known)"]
+    assert notes == ["Elo >= <= ~: a bound, not an estimate, so no interval (>= always ahead "
+                     "of the bots rated with an interval; <= always behind them; ~ only its "
+                     "order is known)"]
 
     md, csv_text, html = to_markdown(report), to_csv(report), to_html(report)
     for cell in elo:
@@ -272,3 +274,31 @@ def test_records_that_cannot_make_a_report(recs: list[dict[str, Any]], kw: dict[
                                            message: str) -> None:
     with pytest.raises(ReportError, match=message):
         build_report(recs, SETTINGS, **kw)
+
+
+# --------------------------------------------------------------------------- tables format
+
+
+def test_a_tables_leaderboard_ranks_by_the_bracket_first() -> None:
+    # x won its first-stage table and reached the final; z lost at its table. The Elo puts
+    # z (who beat the champion once) above x (who never did): the bracket, second place
+    # for x, must win.
+    orders = [["y", "z"], ["z", "y"], ["y", "z"], ["x", "w"], ["w", "x"], ["x", "w"],
+              ["y", "x"]]
+    report = build_report(games(orders), SETTINGS)
+    assert [r.bot for r in report.rows] == ["y", "z", "x", "w"]
+
+    def table(n: int, standings: list[tuple[str, float]]) -> dict[str, Any]:
+        return {"table": n, "standings": [{"place": k + 1, "bot": b, "score": s}
+                                          for k, (b, s) in enumerate(standings)]}
+    bracket = {"champion": "y", "stages": [
+        {"stage": 1, "tables": [table(0, [("x", 0.67), ("w", 0.33)]),
+                                table(1, [("y", 0.67), ("z", 0.33)])]},
+        {"stage": 2, "tables": [table(0, [("y", 1.0), ("x", 0.0)])]}]}
+    ranked = rank_by_bracket(report, bracket)
+    # w and z: both second at a first-stage table on the same score; the Elo decides
+    assert [(r.rank, r.bot) for r in ranked.rows] == [(1, "y"), (2, "x"), (3, "z"), (4, "w")]
+    assert caption(ranked).endswith("ranked by the bracket")
+    # y and x are in different groups of the fit (y always beat x): no LOS between them
+    assert ranked.rows[0].los_next is None
+    assert rank_by_bracket(report, None) is report

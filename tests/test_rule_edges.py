@@ -5,7 +5,6 @@ where it says so, the real ``Match`` fault policy and the replay of its transcri
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
@@ -19,6 +18,7 @@ from hypothesis import strategies as st
 from evaluator import ladder, legal_raises, parse_declaration, raise_error
 from referee.deals import Deals
 from referee.games import load_game
+from referee.games.polish_poker.adapter import round_results
 from referee.games.polish_poker.engine import (
     Called,
     Dealt,
@@ -29,8 +29,8 @@ from referee.games.polish_poker.engine import (
     Revealed,
     RoundLost,
 )
-from referee.games.polish_poker.game import round_results
 from referee.games.polish_poker.replay import ReplayMismatch, replay
+from referee.journal import read_transcripts
 from referee.match import Match
 from referee.schedule import ScheduledGame
 
@@ -364,9 +364,11 @@ def referee(*args: str) -> subprocess.CompletedProcess[str]:
 def test_referee_check_accepts_a_raise_over_a_five_below_aces() -> None:
     res = referee("check", MIN_RAISER)
     assert res.returncode == 0, res.stdout + res.stderr
-    # The fourth official turn: five T answered; a higher five (or a call) is legal.
+    # The fourth official turn: five T answered; a higher five (or a call) is legal. The
+    # line shows what the bot sent.
+    five_j = parse_declaration("five J", "official").id
     assert "PASS polish-poker, scripted turn 4 of 4: played " \
-           "Raise(declaration=Declaration('five J', 'official'))" in res.stdout
+           f'{{"kind": "raise", "declaration": {five_j}}}' in res.stdout
 
 
 def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,
@@ -377,8 +379,7 @@ def run_transcripts(tmp_path: Path, rules: str, players: int, games: int,
     assert res.returncode == 0, res.stdout + res.stderr
     res = referee("verify", str(out))
     assert res.returncode == 0, res.stdout + res.stderr
-    lines = (out / "transcripts.jsonl").read_text().splitlines()
-    return [json.loads(line)["events"] for line in lines]
+    return [t["events"] for t in read_transcripts(out).values()]
 
 
 def test_a_real_run_raises_through_every_five_and_calls_only_five_aces(tmp_path: Path):

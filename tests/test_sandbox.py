@@ -185,7 +185,7 @@ def test_a_compiled_executable_runs_in_the_sandbox(tmp_path):
     exe.parent.mkdir()
     subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
     res = referee("run", "--bots", str(exe), str(ROOT / "bots" / "caller.py"),
-                  "--games", "1", "--out", str(tmp_path / "run"))
+                  "--games", "1", "--strict-start", "--out", str(tmp_path / "run"))
     assert res.returncode == 3, res.stderr
     assert "exited with code 7" in res.stderr
     assert "C bot runs, endpoint ipc://" in res.stderr and "home /tmp/home" in res.stderr

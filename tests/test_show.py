@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.journal import read_games, read_transcripts
+from referee.journal import decode_transcript, read_games, read_transcripts
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import FAULTY, REFEREE, check_transcripts, good, referee  # noqa: E402
@@ -48,9 +48,10 @@ def show(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 
 
 def blocks(out: str) -> dict[int, str]:
-    """The printed steps by number: each from its ``[k]`` line to the next one."""
+    """The printed steps by index (``[k]`` numbers them from 1): each from its line to the
+    next one."""
     marks = list(STEP.finditer(out))
-    return {int(m.group(1)): out[m.start():(marks[i + 1].start() if i + 1 < len(marks)
+    return {int(m.group(1)) - 1: out[m.start():(marks[i + 1].start() if i + 1 < len(marks)
                                             else len(out))]
             for i, m in enumerate(marks)}
 
@@ -161,7 +162,8 @@ def test_a_schema_2_run_is_still_shown(run: Path, tmp_path: Path) -> None:
     """Names from games.jsonl; no times (schema 2 transcripts had none)."""
     old = tmp_path / "old"
     shutil.copytree(run, old)
-    docs = [json.loads(line) for line in (old / "transcripts.jsonl").read_text().splitlines()]
+    docs = [decode_transcript(json.loads(line))
+            for line in (old / "transcripts.jsonl").read_text().splitlines()]
     (old / "transcripts.jsonl").write_text("".join(
         json.dumps({**{k: v for k, v in d.items() if k not in ("seats", "decisions", "faults")},
                     "schema_version": 2}) + "\n" for d in docs))

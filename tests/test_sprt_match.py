@@ -123,9 +123,8 @@ def test_self_play_is_a_coin_not_a_mirror(tmp_path: Path) -> None:
         "L", " L ").split() if run)
     assert longest < 10, results
     transcripts = {}
-    for line in (tmp_path / "run" / "transcripts.jsonl").read_text().splitlines():
-        t = json.loads(line)
-        transcripts[t["game"]] = [e for e in t["events"] if e["type"] == "declared"]
+    for game, t in read_transcripts(tmp_path / "run").items():
+        transcripts[game] = [e for e in t["events"] if e["type"] == "declared"]
     mirrored = sum(transcripts[2 * p] == transcripts[2 * p + 1] for p in range(len(results)))
     assert mirrored < len(results) / 2, (mirrored, len(results))
 
@@ -172,13 +171,13 @@ def test_a_stopped_sprt_is_resumed_from_its_journal(tmp_path: Path, how: int) ->
     indices = [r["game"] for r in recs]
     assert len(indices) == len(set(indices)) > done_before
     result = json.loads((out / "sprt.json").read_text())
-    verdict = {0: "H1", 1: "H0", 2: "continue"}[res.returncode]
+    verdict = {0: "H1", 1: "H0", 2: "inconclusive"}[res.returncode]
     assert result["verdict"] == verdict, (res.stdout, res.stderr)
     assert result["games"] == len(recs)
     # The result is the journal's: W/D/L of its pairs, up to the decision.
     results = pair_results(sorted(recs, key=lambda r: r["game"]), "random_bot")
     assert sum(result["outcomes"].values()) == result["pairs"] <= len(results)
-    if verdict == "continue":
+    if verdict == "inconclusive":
         assert len(recs) == 40 and Counter(results) == Counter(result["outcomes"])
     verify = subprocess.run([REFEREE, "verify", str(out)], capture_output=True, text=True,
                             timeout=60)

@@ -17,6 +17,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import BIN, assert_nothing_left, good, hostile, read_jsonl, referee  # noqa: E402
 
+from referee.journal import decode_transcript  # noqa: E402
+
 JS_SAFE = 2**53
 
 
@@ -60,7 +62,8 @@ def test_no_integer_beyond_2_53_on_the_wire_or_in_the_journal(tmp_path: Path,
     assert too_big(integers(received)) == []
     records = [out / "games.jsonl", out / "transcripts.jsonl"]
     documents = ["config.json", "leaderboard.json", "counters.json"]
-    found = [*(integers(rec, p.name) for p in records for rec in read_jsonl(p)),
+    found = [*(integers(decode_transcript(rec), p.name) for p in records
+               for rec in read_jsonl(p)),
              *(integers(json.loads((out / d).read_text()), d) for d in documents)]
     assert [big for values in found for big in too_big(values)] == []
     config = json.loads((out / "config.json").read_text())["config"]

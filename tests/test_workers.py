@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -81,12 +82,16 @@ def test_workers_play_the_same_games_as_one_process(tmp_path: Path, one_process:
     assert json.loads((out / "config.json").read_text())["config"]["workers"] == 2
     counters = json.loads((out / "counters.json").read_text())
     assert counters == json.loads((one_process / "counters.json").read_text())  # all zero
-    # Slots are numbered across the workers: one set of logs per process, as with one
-    # process. Each worker is first handed a whole group (two games of one deal), which
-    # no process plays twice: a second process of its slot plays the other game.
-    assert sorted(p.name for p in (out / "logs").glob("caller.*")) == sorted(
-        f"caller.{label}.{stream}.log" for label in ("0", "0.1", "1", "1.1")
-        for stream in ("stderr", "stdout"))
+    # Slots are numbered across the workers: one set of logs per process, each worker's
+    # processes under its own slot (0 or 1; a later process of the slot is a generation).
+    # Each worker is first handed a whole group (two games of one deal), which no process
+    # plays twice: a second process of its slot plays the other game.
+    labels = {p.name.removesuffix(".stderr.log").removesuffix(".stdout.log")
+              for p in (out / "logs").glob("caller.*")}
+    assert {"caller.0", "caller.0.1", "caller.1", "caller.1.1"} <= labels
+    assert all(re.fullmatch(r"caller\.[01](\.\d+)?", label) for label in labels), labels
+    for label in labels:
+        assert (out / "logs" / f"{label}.stdout.log").exists()
     assert_nothing_left(tmp_path)
 
 
@@ -158,7 +163,8 @@ def test_an_exception_in_a_worker_is_an_internal_error(tmp_path: Path) -> None:
 def test_a_bot_that_cannot_start_stops_the_run(tmp_path: Path) -> None:
     broken = bot_dir(tmp_path) / "exit_at_once"
     shutil.copy(FAULTY / "exit_at_once", broken)
-    res = referee("run", "--bots", str(broken), *good(tmp_path), *RUN, *WORKERS, "--out",
+    res = referee("run", "--bots", str(broken), *good(tmp_path), *RUN, *WORKERS,
+                  "--strict-start", "--out",
                   str(tmp_path / "run"), cwd=tmp_path)
     assert res.returncode == 3, (res.stdout, res.stderr)
     no_traceback(res)

@@ -2,17 +2,32 @@
 
 Each game is a package ``referee/games/<game>/`` importing only ``evaluator`` and the
 standard library; it exposes ``GAME_PARAMS`` and ``load(params) -> Game``, and is named
-in the registry (``referee.games``). The referee uses a Game's engine, wire codecs,
-replay, check turns and replay steps; the bot-side SDK its ``decode_view``,
-``parse_local_action``, ``encode_action`` and ``decode_notice`` (docs/adding-a-game.md).
+in the registry (``referee.games``). Its ``Game`` extends the base class here, which
+gives what every game shares (the wire defaults, the replay loop, the fault events,
+``judge`` by the engine); its engine follows ``Engine``. The referee uses a Game's
+engine, wire codecs, replay, check turns and replay steps; the bot-side SDK its
+``decode_view``, ``parse_local_action``, ``encode_action`` and ``decode_notice``
+(docs/adding-a-game.md; tests/test_game_contract.py holds every game to it).
 """
 
 from __future__ import annotations
 
+import copy
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
+
+from referee.games.table import (
+    Card,
+    Pile,
+    SeatView,
+    Step,
+    StepTable,
+    TableSteps,
+    group_steps,
+    next_active,
+)
 
 
 class IllegalAction(Exception):
@@ -57,6 +72,23 @@ class Metric:
         return sum(scores) * self.scale / sum(units)
 
 
+def places_with_forfeits(stayed: Mapping[int, int], left: Sequence[tuple[int, int]],
+                         players: int) -> tuple[int, ...]:
+    """Every seat's place (RULES.md, "Edge cases, decided"): ``stayed`` places the seats
+    that did not forfeit among themselves (1 = best); ``left`` is (seat, the decisions
+    made before it left) per forfeit. A seat that forfeited places below every seat that
+    did not; of those that forfeited, the later leaver higher; those that left at the same
+    decision share a place.
+
+    >>> places_with_forfeits({0: 2, 3: 1}, [(1, 5), (4, 5), (2, 9)], 5)
+    (2, 4, 3, 1, 4)
+    """
+    places = dict(stayed)
+    for seat, when in left:
+        places[seat] = len(stayed) + 1 + sum(1 for _, then in left if then > when)
+    return tuple(places[s] for s in range(players))
+
+
 @dataclass(frozen=True)
 class Param:
     """One game parameter: its name, default, type and allowed values."""
@@ -76,12 +108,26 @@ def _allowed(p: Param) -> str:
     lo = "" if p.minimum is None else f" >= {p.minimum:g}"
     hi = "" if p.maximum is None else f" <= {p.maximum:g}"
     sep = " and" if lo and hi else ""
+    if p.kind is bool:
+        return "true or false"
     return f"{'an integer' if p.kind is int else 'a ' + p.kind.__name__}{lo}{sep}{hi}"
 
 
+_BOOL_TEXT = {"true": True, "yes": True, "on": True, "1": True,
+              "false": False, "no": False, "off": False, "0": False}
+
+
 def _typed(p: Param, given: Any) -> Any:
-    """``given`` as a value of ``p.kind``: text is converted, a typed value (from a
-    journal) must already be one (an int stands for a float); None if it cannot be."""
+    """``given`` as a value of ``p.kind``: text is converted (a bool from true/false,
+    yes/no, on/off, 1/0: ``bool("false")`` would be True), a typed value (from a journal)
+    must already be one (an int stands for a float); None if it cannot be.
+
+    >>> flag = Param("flag", True, bool)
+    >>> _typed(flag, "false"), _typed(flag, "On"), _typed(flag, "maybe"), _typed(flag, 0)
+    (False, True, None, None)
+    """
+    if isinstance(given, str) and p.kind is bool:
+        return _BOOL_TEXT.get(given.strip().lower())
     if isinstance(given, str):
         try:
             return p.kind(given.strip())
@@ -126,139 +172,6 @@ def resolve_params(schema: Sequence[Param], given: Mapping[str, Any]) -> dict[st
     return out
 
 
-@dataclass(frozen=True)
-class Card:
-    """A card on the table in a replay step. ``code`` as the game writes it ("Ah", "Jk");
-    ``seen_by``: the seats that know it; None: face up to all; (): known to nobody at the
-    table (the referee knows it)."""
-
-    code: str
-    seen_by: tuple[int, ...] | None = None
-
-    def seen(self, seat: int | None) -> bool:
-        """Whether ``seat`` sees this card face up (None: the all-seeing view)."""
-        return seat is None or self.seen_by is None or seat in self.seen_by
-
-
-@dataclass(frozen=True)
-class SeatView:
-    """A seat's cards as laid out (one row for a hand, three rows of two for a golf
-    grid), its short ``status`` ("", "to act", "out", "folded", "all-in") and short public
-    facts (``info``: "5 cards", "chips 96, bet 4")."""
-
-    rows: tuple[tuple[Card, ...], ...]
-    status: str = ""
-    info: str = ""
-
-
-@dataclass(frozen=True)
-class Pile:
-    """Cards that belong to no seat: "community", "board", "discard", "stock", "drawn";
-    the top or most recent first where it matters."""
-
-    label: str
-    cards: tuple[Card, ...] = ()
-    info: str = ""
-
-
-@dataclass(frozen=True)
-class Step:
-    """The table after something happened in a game (docs/adding-a-game.md, "Replay steps"):
-    ``event`` is the index of the last transcript event it shows, ``actor`` the seat that
-    acted (None: a deal, a result). ``text``, ``info``, ``history`` and ``result`` hold
-    public facts only, seats written ``<N>``; anything private is in a ``Card``."""
-
-    event: int
-    actor: int | None
-    text: str
-    seats: tuple[SeatView, ...]
-    piles: tuple[Pile, ...] = ()
-    history: tuple[str, ...] = ()
-    result: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: tuples as lists."""
-        return _plain(asdict(self))
-
-
-class StepTable(Protocol):
-    """A game's table as ``group_steps`` drives it: takes in events one by one and makes
-    the step of those taken in since its last one."""
-
-    def apply(self, event: Any) -> None: ...
-    def step(self, event: int) -> Step: ...
-
-
-class TableSteps:
-    """What every game's step table shares: the texts of the step being put together
-    (its ``actor``, ``texts`` and ``results``), the round's ``history``, and ``step``,
-    which makes the step of the events taken in since the last one from ``seat_view``
-    and ``piles`` and starts the next. A game adds its state and ``apply``."""
-
-    def __init__(self, players: int) -> None:
-        self.players = players
-        self.history: list[str] = []
-        self.actor: int | None = None
-        self.texts: list[str] = []
-        self.results: list[str] = []
-
-    def seat_view(self, seat: int) -> SeatView:
-        raise NotImplementedError
-
-    def piles(self) -> tuple[Pile, ...]:
-        return ()
-
-    def step(self, event: int) -> Step:
-        step = Step(event, self.actor, "; ".join(self.texts),
-                    tuple(self.seat_view(s) for s in range(self.players)), self.piles(),
-                    tuple(self.history), "; ".join(self.results) or None)
-        self.actor, self.texts, self.results = None, [], []
-        return step
-
-
-def next_active(active: Sequence[bool], seat: int) -> int:
-    """The next seat after ``seat`` still in, in seat order.
-
-    >>> next_active([True, False, True], 0), next_active([True, False, True], 2)
-    (2, 0)
-    """
-    s = (seat + 1) % len(active)
-    while not active[s]:
-        s = (s + 1) % len(active)
-    return s
-
-
-def group_steps(events: Sequence[Any], leads: Callable[[int], bool],
-                table: StepTable) -> list[Step]:
-    """The steps of ``events``: a new one starts at each event ``i`` where ``leads(i)``
-    (the others are caused by the event that leads their step), so every event is in
-    exactly one step.
-
-    >>> class Count:
-    ...     n = 0
-    ...     def apply(self, event): self.n += 1
-    ...     def step(self, event): return Step(event, None, f"{self.n} events", ())
-    >>> [s.text for s in group_steps("abcd", lambda i: i != 2, Count())]
-    ['1 events', '3 events', '4 events']
-    """
-    steps: list[Step] = []
-    for i, event in enumerate(events):
-        if i and leads(i):
-            steps.append(table.step(i - 1))
-        table.apply(event)
-    if events:
-        steps.append(table.step(len(events) - 1))
-    return steps
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 class Engine(Protocol):
     """One game in progress; pure: no I/O, no clock.
 
@@ -266,7 +179,14 @@ class Engine(Protocol):
     whether it is still in the game (not forfeited, nor out by the rules); ``fault`` is
     called only for the seat to act, ``forfeit`` only for a seat still in. ``notices``
     says what each seat is told of ``events[since:]``: (seat, wire payload) pairs, which
-    the harness hands to each seat in order with its next message."""
+    the harness hands to each seat in order with its next message. ``legal_actions``:
+    every action the seat to act may take now (as ``Game.parse_action`` makes them; a
+    range of amounts as each amount), empty once the game is over; ``apply`` accepts
+    exactly these and raises IllegalAction for anything else.
+
+    Optional: ``local_view(seat, time_left_ms)``, the view as ``Game.decode_view`` makes
+    it of ``view(seat)``, built without the wire map; in-process runs use it when the
+    engine has one."""
 
     players: int
     current_seat: int | None
@@ -275,6 +195,7 @@ class Engine(Protocol):
     active: Sequence[bool]
 
     def view(self, seat: int) -> dict[str, Any]: ...
+    def legal_actions(self) -> list[Any]: ...
     def apply(self, seat: int, action: Any) -> None: ...
     def fault(self, seat: int, label: str) -> None: ...
     def forfeit(self, seat: int, label: str) -> None: ...
@@ -282,37 +203,146 @@ class Engine(Protocol):
     def outcome(self) -> Outcome: ...
 
 
-class Game(Protocol):
-    """A game with its parameters resolved."""
+@dataclass(frozen=True)
+class CheckTurn:
+    """A position ``referee check`` plays: ``engine``'s seat to act gets its view (at a
+    table of ``engine.players``), ``legal`` is an action payload the engine accepts
+    there and ``illegal`` one it refuses."""
+
+    engine: Engine
+    legal: Any
+    illegal: Any
+
+
+# The fault vocabulary of transcripts: a fault charged to the seat to act and a seat
+# leaving the game, each an event ``{"type": ..., "seat": s, "label": ...}`` (with the
+# game's own fields besides). Polish Poker's transcripts say these their own way: a
+# fault is a lost round (``round_lost`` with the label as its reason), a forfeit an
+# ``eliminated`` (its ``faults``).
+FAULT_EVENT, FORFEIT_EVENT = "fault", "forfeit"
+
+
+class Game:
+    """A game with its parameters resolved: the base every game's class extends,
+    overriding only what differs (as python-chess's variants do). A game must give
+    ``name``, ``seats``, ``new_game``, ``parse_action``, ``drive``, ``check_turns``,
+    ``steps`` and ``rules_text``; the rest has a default here.
+
+    What the game declares of its own: ``metric`` (None: places only), ``max_table``
+    (the largest table of ``--format tables``; default its most seats), ``kernels``
+    (modules whose compiled kernels the sandbox warms for bots: ``referee.kernelcache``),
+    ``units`` (what ``Outcome.units`` counts, plural: "hands", "rounds"), and
+    ``contract_params``: small parameter sets (text, as on the command line) that
+    tests/test_game_contract.py plays the game with, one golden transcript each;
+    ``renamed_events``: event types that older transcripts wrote under another name
+    (old: new), which ``read_events`` renames."""
 
     name: str
-    params: dict[str, Any]
     seats: range
-    metric: Metric | None  # None for a game with places only
+    metric: Metric | None = None
+    kernels: tuple[str, ...] = ()
+    units: str = "rounds"
+    contract_params: tuple[dict[str, str], ...] = ({},)
+    renamed_events: dict[str, str] = {}
 
-    def new_game(self, players: int, seed: int) -> Engine: ...
-    def parse_action(self, payload: Any) -> Any: ...
-    def parse_local_action(self, value: Any) -> Any: ...
+    def __init__(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    @property
+    def max_table(self) -> int:
+        return self.seats[-1]
+
+    def new_game(self, players: int, seed: int) -> Engine:
+        raise NotImplementedError
+
+    def parse_action(self, payload: Any) -> Any:
+        """An action off the wire; ValueError says what is wrong with it."""
+        raise NotImplementedError
+
+    def parse_local_action(self, value: Any) -> Any:
+        """What a Python bot's ``act`` returned (by default: the wire map)."""
+        return self.parse_action(value)
+
+    def encode_action(self, action: Any) -> Any:
+        """An action on the wire (by default its ``to_wire()``)."""
+        return action.to_wire()
+
+    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> Any:
+        """The view as a bot's ``act`` gets it (by default the wire map)."""
+        return payload
+
+    def decode_notice(self, payload: dict[str, Any]) -> Any:
+        """A notice as a bot's ``on_notice`` hook gets it (by default the wire map)."""
+        return payload
+
+    def drive(self, engine: Engine, event: dict[str, Any]) -> bool:
+        """Make ``engine`` do what transcript ``event`` records a seat or the harness did
+        (a decision, a fault, a forfeit); False for an event the engine makes itself."""
+        raise NotImplementedError
+
     def replay(self, players: int, seed: int,
-               events: Sequence[dict[str, Any]]) -> Outcome: ...
-    def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]: ...
-    def rules_text(self) -> str: ...
-    # ``referee check``: why ``action`` (parsed) is illegal where ``view`` is; None: legal.
-    def judge(self, view: dict[str, Any], action: Any) -> str | None: ...
-    # ``referee verify``: (seat, label) of every fault and forfeit in a transcript, in order.
-    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]: ...
-    # The bot side (the SDK): the view as a bot's ``act`` gets it, an action back on the
-    # wire, and a notice as a bot's ``on_notice`` hook gets it.
-    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> Any: ...
-    def encode_action(self, action: Any) -> Any: ...
-    def decode_notice(self, payload: dict[str, Any]) -> Any: ...
-    # ``referee show`` and replay.html: the table after each thing that happened in a
-    # transcript (``Step``); ValueError for events that are not this game's.
-    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]: ...
-    # Optional, for ``referee play``: ``describe(view) -> str``, a seat's wire view as
-    # text for the person playing it, with the actions they may type (what
-    # ``parse_local_action`` reads); without it the harness prints ``describe_view``.
-    # Likewise ``describe_notice(notice) -> str``, one line a notice (default: its JSON).
+               events: Sequence[dict[str, Any]]) -> Outcome:
+        """Re-play a transcript on a fresh engine (``drive`` feeds it the inputs, and
+        every event it makes must equal the transcript's); ValueError at the first
+        difference (``explain`` says how two events differ)."""
+        return replay_transcript(self, self.new_game(players, seed), self.read_events(events))
+
+    def read_events(self, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A transcript's events with the types of older transcripts renamed to today's
+        (``renamed_events``)."""
+        renamed = self.renamed_events
+        if not renamed:
+            return list(events)
+        return [{**e, "type": renamed[e["type"]]} if e.get("type") in renamed else e
+                for e in events]
+
+    def explain(self, ours: dict[str, Any], theirs: dict[str, Any]) -> str:
+        """How the engine's event differs from the transcript's (a game may add why)."""
+        return "differs in " + ", ".join(k for k in {**ours, **theirs}
+                                         if ours.get(k) != theirs.get(k))
+
+    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
+        """(seat, label) of every fault and forfeit in a transcript, in order."""
+        return [(e["seat"], e["label"]) for e in self.read_events(events)
+                if e.get("type") in (FAULT_EVENT, FORFEIT_EVENT)]
+
+    def judge(self, engine: Engine, action: Any) -> str | None:
+        """Why ``engine`` refuses ``action`` of its seat to act (IllegalAction's text),
+        None if it accepts it: the engine's own rules, tried on a copy."""
+        trial = copy.deepcopy(engine)
+        assert trial.current_seat is not None, "a check turn has a seat to act"
+        try:
+            trial.apply(trial.current_seat, action)
+        except IllegalAction as exc:
+            return exc.detail
+        return None
+
+    def check_turns(self) -> list[CheckTurn]:
+        """Positions a bot most easily gets wrong, for ``referee check``."""
+        raise NotImplementedError
+
+    def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
+        """``referee show`` and replay.html: the table after each thing that happened
+        (``Step``); ValueError for events that are not this game's."""
+        raise NotImplementedError
+
+    def rules_text(self) -> str:
+        raise NotImplementedError
+
+    def describe(self, view: dict[str, Any]) -> str:
+        """``referee play``: a seat's wire view as text for the person playing it, ending
+        with the actions they may type (what ``parse_local_action`` reads)."""
+        return describe_view(view)
+
+    def describe_notice(self, notice: dict[str, Any]) -> str:
+        """``referee play``: a notice to the seat as one line for that person."""
+        return json.dumps(notice)
+
+    def judge_view(self, view: dict[str, Any], action: Any) -> str | None:
+        """``referee play``: why ``action`` (parsed) is illegal where ``view`` is, as far
+        as the view tells (the person is asked again); None: legal, or not known here
+        (the referee judges it)."""
+        return None
 
 
 def describe_view(view: Mapping[str, Any]) -> str:
@@ -323,3 +353,43 @@ def describe_view(view: Mapping[str, Any]) -> str:
     history: []
     """
     return "\n".join(f"{key}: {json.dumps(value)}" for key, value in view.items())
+
+
+def replay_transcript(game: Game, engine: Engine,
+                      events: Sequence[dict[str, Any]]) -> Outcome:
+    """``engine`` (new) driven through ``events`` by ``game.drive``: each event it makes
+    must equal the transcript's at its index, and the game must end with the transcript;
+    ValueError naming the first event that differs."""
+    done = 0
+    while True:
+        made = engine.events
+        for i in range(done, len(made)):
+            ours = made[i].to_dict()
+            if i >= len(events):
+                raise ValueError(f"event {i}: the transcript ends early; the engine made "
+                                 f"{ours!r}")
+            if ours != events[i]:
+                raise ValueError(f"event {i} differs ({events[i].get('type')!r}, "
+                                 f"{game.explain(ours, dict(events[i]))}): the transcript "
+                                 f"has {dict(events[i])!r}, the engine made {ours!r}")
+        done = len(made)
+        if done == len(events):
+            break
+        event = events[done]
+        try:
+            driven = game.drive(engine, event)
+        except (IllegalAction, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise ValueError(f"event {done} ({event.get('type')!r}) cannot be re-played: "
+                             f"{exc}") from None
+        if not driven:
+            raise ValueError(f"event {done} ({event.get('type')!r}): the engine makes this "
+                             "event itself, but did not here")
+    if not engine.is_over:
+        raise ValueError(f"the transcript ends at event {len(events)} before the game does")
+    return engine.outcome()
+
+
+__all__ = ["Card", "CheckTurn", "Engine", "FAULT_EVENT", "FORFEIT_EVENT", "Game",
+           "IllegalAction", "Metric", "Outcome", "Param", "Pile", "SeatView", "Step",
+           "StepTable", "TableSteps", "describe_view", "group_steps", "next_active",
+           "places_with_forfeits", "replay_transcript", "resolve_params"]

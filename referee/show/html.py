@@ -16,6 +16,9 @@ import base64
 import gzip
 import html
 import json
+import subprocess
+import sys
+import time
 from collections.abc import Callable, Iterable
 from importlib.resources import files
 from pathlib import Path
@@ -24,12 +27,16 @@ from typing import IO, Any
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
-from referee.rundir import replacing
+from referee.rundir import CONFIG_FILE, replacing
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
-# A run's end writes the replays of at most this many games: they take ~3 ms each to
-# build and write, which a large run's end should not wait for unasked.
-RUN_END_GAMES = 2_000
+# A run's end writes the replays of at most this many games (a larger page is slow to
+# open); it spends at most INLINE_S of CPU on them, else a process of its own writes them
+# after the command has returned (a golf or 100-hand Turkish game takes ~25-60 ms).
+RUN_END_GAMES = 10_000
+INLINE_S = 1.0
+PROBE_GAMES = 1  # the games whose replays are timed to tell which
+LOG_FILE = "replay.log"
 
 
 def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
@@ -55,28 +62,61 @@ def write_replay(run_dir: Path, games: list[int], out: Path) -> Path:
 
 def replay_after_run(run_dir: Path, warn: Callable[[str], None],
                      note: Callable[[str], None]) -> Path | None:
-    """``replay.html`` of every game in ``run_dir``, at the end of a run; a failure (a full
-    disk) is one line to ``warn`` and None: the journal is whole and the run's result
-    stands, and ``referee show RUN_DIR --html`` writes the page again. A run of more than
-    ``RUN_END_GAMES`` games gets a line to ``note`` saying so instead."""
+    """``replay.html`` of every game in ``run_dir``, at the end of a run, once the
+    standings are out. When building it would take more than ``INLINE_S`` (timed on the
+    first ``PROBE_GAMES`` games), a process of its own writes it (``referee show RUN_DIR
+    --html``, its output in ``replay.log``) and the run ends at once; a line to ``note``
+    says so, and None. A failure (a full disk) is one line to ``warn`` and None: the
+    journal is whole and the run's result stands. A run of more than ``RUN_END_GAMES``
+    games gets a line to ``note`` saying which command writes its page instead."""
     try:
         games = [s.game for s in summaries(run_dir)]
+        if not games:  # stopped before its first game ended: nothing to replay
+            return None
         if len(games) > RUN_END_GAMES:
             note(f"replays: a run of over {RUN_END_GAMES:,} games writes none at its end; "
                  f"`referee show {run_dir} --html` writes them ({len(games):,} games)")
             return None
+        started = time.process_time()
+        for replay in replays(run_dir, set(games[:PROBE_GAMES])):
+            game_blob(replay)
+        per_game = (time.process_time() - started) / min(len(games), PROBE_GAMES)
+        if per_game * len(games) > INLINE_S:
+            pid = _write_in_background(run_dir)
+            note(f"replays: {len(games):,} games take about {per_game * len(games):.0f} s to "
+                 f"write; process {pid} writes {run_dir / REPLAY_FILE} now (its output in "
+                 f"{run_dir / LOG_FILE})")
+            return None
         return write_replay(run_dir, games, run_dir / REPLAY_FILE)
-    except (ShowError, StorageError) as exc:
+    except (ShowError, StorageError, OSError) as exc:
         warn(f"{exc}; the journal is whole: `referee show {run_dir} --html` writes the "
              "replay again")
         return None
+
+
+def replay_pending(run_dir: Path) -> bool:
+    """Whether a process of its own is writing ``run_dir``'s replay (its log was just
+    started, and no page is there yet)."""
+    return (run_dir / LOG_FILE).is_file() and not (run_dir / REPLAY_FILE).is_file()
+
+
+def _write_in_background(run_dir: Path) -> int:
+    """Start ``referee show RUN_DIR --html`` in a session of its own, not waited for (the
+    run's command has nothing more to do); its pid."""
+    with open(run_dir / LOG_FILE, "w", encoding="utf-8") as log:
+        child = subprocess.Popen(
+            [sys.executable, "-c", "from referee.cli import main; main()", "show",
+             str(run_dir), "--html"], stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+            start_new_session=True, close_fds=True)
+    return child.pid
 
 
 def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
                 games: Iterable[GameReplay]) -> None:
     """The page: frame, index, each game's blob as it comes, the script after the first
     game the list shows (so that game is on screen before the rest is read)."""
-    title = f"Replays of {run_dir.resolve().name}"
+    event = _event(run_dir)
+    title = f"{event}: replays" if event else f"Replays of {run_dir.resolve().name}"
     f.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{html.escape(title)}</title>\n<style>\n{_asset('replay.css')}</style>\n"
             f'</head>\n<body>\n<div id="app"></div>\n'
@@ -104,7 +144,7 @@ def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
 def game_blob(replay: GameReplay) -> str:
     """One game for the page: its JSON (``_game``), gzip, base64."""
     data = json.dumps(_game(replay), separators=(",", ":"), ensure_ascii=False)
-    return base64.b64encode(gzip.compress(data.encode(), compresslevel=9, mtime=0)).decode()
+    return base64.b64encode(gzip.compress(data.encode(), compresslevel=6, mtime=0)).decode()
 
 
 def _game(r: GameReplay) -> dict[str, Any]:
@@ -112,14 +152,40 @@ def _game(r: GameReplay) -> dict[str, Any]:
             "names": list(r.names), "places": list(r.places),
             "scores": None if r.scores is None else list(r.scores),
             "times": [None if t is None else round(t, 1) for t in r.times_ms],
-            "faults": list(r.faults), "steps": [_step(s) for s in r.steps]}
+            "faults": list(r.faults), "steps": _steps(r.steps)}
 
 
-def _step(s: Step) -> list[Any]:
-    """A step as ``[event, actor, text, seats, piles, history, result]``, smaller than
-    ``Step.to_dict`` (the page reads this form only)."""
-    return [s.event, s.actor, s.text, [_seat(v) for v in s.seats], [_pile(p) for p in s.piles],
-            list(s.history), s.result]
+def _steps(steps: Iterable[Step]) -> list[list[Any]]:
+    """Each step as ``[event, actor, text, seats, piles, history, result]``, smaller than
+    ``Step.to_dict`` (the page reads this form only). A seat or the piles as in the step
+    before are written ``0``, and the history as ``[n, *new]``: the step before's first
+    ``n`` lines, then these (a round's history grows a line a step); the page fills them
+    in from the step before."""
+    out: list[list[Any]] = []
+    before: list[Any] = [[], None, None]
+    made: dict[int, tuple[SeatView, list[Any]]] = {}  # id(view): a game's steps share views
+    for s in steps:
+        seats = [_seat_once(v, made) for v in s.seats]
+        piles, history = [_pile(p) for p in s.piles], list(s.history)
+        out.append([s.event, s.actor, s.text,
+                    [0 if k < len(before[0]) and (v is before[0][k] or v == before[0][k]) else v
+                     for k, v in enumerate(seats)],
+                    0 if piles == before[1] else piles,
+                    _history(history, before[2] or []), s.result])
+        before = [seats, piles, history]
+    return out
+
+
+def _history(history: list[str], before: list[str]) -> list[Any]:
+    kept = len(before) if history[:len(before)] == before else 0
+    return [kept, *history[kept:]]
+
+
+def _seat_once(v: SeatView, made: dict[int, tuple[SeatView, list[Any]]]) -> list[Any]:
+    """``_seat(v)``, made once for a view that several steps share."""
+    if id(v) not in made:
+        made[id(v)] = (v, _seat(v))  # v kept: its id stays its own
+    return made[id(v)][1]
 
 
 def _seat(v: SeatView) -> list[Any]:
@@ -139,6 +205,15 @@ def _script_json(doc: Any) -> str:
     """JSON that cannot end its ``<script>`` element early (``</script>`` in a bot name)."""
     return (json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
             .replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _event(run_dir: Path) -> str | None:
+    """The run's ``--event`` name (``config.json``), if it has one."""
+    try:
+        event = json.loads((run_dir / CONFIG_FILE).read_text())["config"].get("event")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return event if isinstance(event, str) and event else None
 
 
 def _asset(name: str) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import bisect
 import os
-import re
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +18,15 @@ from typing import IO, Any
 from referee.games import GameError, load_game
 from referee.games.api import Step
 from referee.journal import (
+    GAME_PREFIX,
     GAMES_FILE,
     TRANSCRIPTS_FILE,
     JournalError,
+    decode_transcript,
     game_of,
     read_lines,
 )
 from referee.rundir import MAX_LINE_BYTES, RunFileError, brief, load_json, open_read
-
-# The start of a line as ``journal.transcript_line`` writes it: its game number, read
-# without parsing the whole line.
-_GAME_PREFIX = re.compile(rb'\{"schema_version":\d+,"game":(\d+),')
 
 
 class ShowError(Exception):
@@ -142,7 +139,7 @@ def _transcript_offsets(path: Path, games: Collection[int]) -> tuple[dict[int, i
             if len(line) > cap:
                 raise ShowError(f"{path}:{i}: a line longer than a transcript can be ({cap} "
                                 "bytes)")
-            m = _GAME_PREFIX.match(line)
+            m = GAME_PREFIX.match(line)
             try:
                 game = int(m.group(1)) if m else load_json(line, f"{path}:{i}", cap).get("game")
             except (RunFileError, AttributeError) as exc:
@@ -185,6 +182,10 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
                                 f"({why})") from None
             if not isinstance(transcript, dict):
                 raise ShowError(f"{path}: the transcript of game {game} is not a record")
+            try:
+                transcript = decode_transcript(transcript)
+            except JournalError as exc:
+                raise ShowError(str(exc)) from None
             yield _replay(records[game], transcript)
 
 

@@ -100,7 +100,7 @@ def header(replay: GameReplay, seat: int | None) -> list[Text]:
 def step_lines(replay: GameReplay, index: int) -> list[Text]:
     """The step's line (with the decision's time), its result and its faults."""
     step, ms = replay.steps[index], replay.times_ms[index]
-    line = Text.assemble((f"[{index}] ", "dim"), words(replay, step.text))
+    line = Text.assemble((f"[{index + 1}] ", "dim"), words(replay, step.text))
     if ms is not None:
         line.append(f"  {ms:.1f} ms", style="cyan")
     lines = [line]

@@ -14,6 +14,7 @@ or else the weakest legal one likely enough, or else the likeliest of the next f
 Deterministic given the game seed. Run by the referee as an executable.
 """
 
+import json
 import os
 import random
 import sys
@@ -200,6 +201,9 @@ def main():
             if kind == "refused":
                 print(f"raw_spec_bot: refused: {msg.get('reason')}", file=sys.stderr)
                 return 1
+            if kind == "welcome":  # what the test of bot options looks for in its log
+                print(f"raw_spec_bot: options {json.dumps(msg.get('options'), sort_keys=True)}"
+                      f" argv {json.dumps(sys.argv[1:])}", file=sys.stderr, flush=True)
             if kind == "game_start":
                 seed = msg["seed"]
             elif kind == "act":

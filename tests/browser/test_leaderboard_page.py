@@ -128,3 +128,36 @@ def test_faults_per_bot_are_drawn_by_label(page: Any, tmp_path: Path) -> None:
     assert page.page.locator("svg.faults-chart g.bot-faults").count() == 3
     page.shot("faults")
     assert page.errors == []
+
+
+def test_twenty_bots_have_twenty_colours_and_a_line_comes_forward(
+        page: Any, tmp_path: Path) -> None:
+    from leaderboards import build_report, write_reports
+
+    bots = [f"bot{k:02d}" for k in range(20)]
+    records = []
+    for g in range(120):  # 3-player games; seat order and winner vary
+        seats = [bots[(g + j * 7) % 20] for j in range(3)]
+        places = [1 + (j + g) % 3 for j in range(3)]
+        records.append({"schema_version": 1, "game": g, "seed": g, "game_type": "polish-poker",
+                        "rules": "official", "players": 3, "seats": seats,
+                        "order": [s for _, s in sorted(zip(places, seats, strict=True))],
+                        "places": places,
+                        "rounds": 5, "faults": [], "started_at": 1.7e9 + g,
+                        "duration_s": 0.1})
+    report = build_report(records, {"move_ms": 1000, "bank_ms": 5000})
+    write_reports(report, tmp_path, records)
+    page.open(tmp_path / "leaderboard.html")
+    tab = page.page
+    strokes = tab.eval_on_selector_all(
+        ".bot-history .elo-line", "ls => ls.map(l => getComputedStyle(l).stroke)")
+    assert len(strokes) == 20 and len(set(strokes)) == 20
+    keys = tab.locator(".history .legend .key")
+    assert keys.count() == 20
+    k = keys.nth(13).get_attribute("class").split()[1]  # "key k13": the bot's index
+    keys.nth(13).hover()  # that bot's line alone in full, the others faded
+    opacity = dict(tab.eval_on_selector_all(
+        ".bot-history",
+        "gs => gs.map(g => [g.classList[1], Number(getComputedStyle(g).opacity)])"))
+    assert opacity.pop(k) == 1 and sorted(opacity.values()) == pytest.approx([0.12] * 19)
+    assert page.errors == []

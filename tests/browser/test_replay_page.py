@@ -6,7 +6,6 @@ transcript, faults, the keyboard and the URL fragment; a bot's name is text, nev
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -19,6 +18,7 @@ from urllib.parse import quote
 import pytest
 
 from referee.games.api import Card, Step
+from referee.journal import read_transcripts
 from referee.show.select import GameReplay, replays
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,8 +64,7 @@ def play(out: Path, *args: str) -> Run:
                           text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"replays {out / 'replay.html'}" in done.stdout
-    with (out / "transcripts.jsonl").open() as f:
-        transcripts = {t["game"]: t for t in map(json.loads, f)}
+    transcripts = read_transcripts(out)
     return Run(out, out / "replay.html", {r.game: r for r in replays(out, transcripts)},
                transcripts)
 
@@ -285,4 +284,57 @@ def test_the_leaderboards_link_opens_that_bots_games(page: Any, polish: Run) -> 
     assert tab.input_value("#botfilter") == MARKUP
     assert tab.inner_text("#count") == f"{len(mine)} of {len(polish.games)} games"
     assert tab.inner_text("#gamehead .title") == f"Game {mine[0]}"
+    assert page.errors == []
+
+
+@pytest.mark.parametrize("width", [420, 1280])
+def test_the_page_fits_a_phone_and_a_desktop(page: Any, turkish: Run, width: int) -> None:
+    tab = page.page
+    tab.set_viewport_size({"width": width, "height": 860})
+    r = turkish.games[min(turkish.games)]
+    page.open(turkish.page, f"game={r.game}")
+    tab.wait_for_selector("#table .seat")
+    assert tab.evaluate("document.documentElement.scrollWidth") <= width  # no sideways scroll
+    main, side = (tab.locator(sel).bounding_box() for sel in ("#main", "#side"))
+    if width == 420:  # the list above, the table below it, with the whole width
+        assert side["y"] + side["height"] <= main["y"] + 1 and main["width"] >= 400
+    else:  # the list beside the table
+        assert side["x"] + side["width"] <= main["x"] + 1 and main["width"] >= 900
+    for seat in tab.locator("#table .seat").all():
+        box = seat.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+    assert tab.inner_text("#stepno") == f"step 1 of {len(r.steps)}"
+    page.shot(f"turkish-{width}")
+    assert page.errors == []
+
+
+def test_jumps_to_the_next_deal_result_and_fault(page: Any, turkish: Run, polish: Run) -> None:
+    tab = page.page
+    r = turkish.games[min(turkish.games)]
+    page.open(turkish.page, f"game={r.game}")
+    tab.wait_for_selector("#table .seat")
+    deals = [k for k, s in enumerate(r.steps) if s.actor is None and s.result is None]
+    results = [k for k, s in enumerate(r.steps) if s.result is not None]
+    assert len(deals) >= 6 and results  # a hand at least, each starting with its deal
+    tab.click("#nextdeal")
+    assert tab.evaluate(SNAPSHOT)["step"] == deals[1]
+    tab.keyboard.press("d")
+    assert tab.evaluate(SNAPSHOT)["step"] == deals[2]
+    tab.keyboard.press("Home")
+    tab.click("#nextresult")
+    assert tab.evaluate(SNAPSHOT)["step"] == results[0]
+    tab.keyboard.press("r")
+    assert tab.evaluate(SNAPSHOT)["step"] == results[1]
+    assert tab.inner_text("#stepno") == f"step {results[1] + 1} of {len(r.steps)}"
+
+    game, faulty = next((g, x) for g, x in sorted(polish.games.items()) if x.faults)
+    page.open(polish.page, f"game={game}")
+    tab.wait_for_function(f"document.querySelector('#gamehead .title')?.textContent"
+                          f" === 'Game {game}'")
+    later = sorted({f["step"] for f in faulty.faults} - {0})
+    assert later  # the illegal bot's faults come after the deal
+    tab.keyboard.press("f")
+    assert tab.evaluate(SNAPSHOT)["step"] == later[0]
+    tab.click("#nextfault")
+    assert tab.evaluate(SNAPSHOT)["step"] == (later[1] if len(later) > 1 else later[0])
     assert page.errors == []

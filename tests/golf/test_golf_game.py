@@ -158,7 +158,7 @@ def test_a_transcript_replays_to_the_same_outcome_and_tampering_is_named():
         GAME.replay(3, 3, transcript[:40])
     with pytest.raises(ValueError, match="differs"):
         GAME.replay(3, 4, transcript)
-    with pytest.raises(ValueError, match="not a decision"):
+    with pytest.raises(ValueError, match="the engine makes this event itself"):
         GAME.replay(3, 3, [*transcript, {"type": "dealt"}])
 
 
@@ -203,15 +203,16 @@ def test_events_are_json_safe_and_notices_go_to_every_seat():
 def test_check_turns_pair_a_legal_action_with_a_refused_one():
     turns = GAME.check_turns()
     assert len(turns) == 5
-    for view, ok, bad in turns:
-        assert ok in view["legal"] and bad not in view["legal"]
-        assert GAME.parse_action(ok).to_wire() == ok
+    views = [t.engine.view(t.engine.current_seat) for t in turns]
+    for view, turn in zip(views, turns, strict=True):
+        assert turn.legal in view["legal"] and turn.illegal not in view["legal"]
+        assert GAME.parse_action(turn.legal).to_wire() == turn.legal
     with pytest.raises(ValueError):
-        GAME.parse_action(turns[-1][2])   # "discard" is not a source: malformed
-    phases = [(v["seat"], v["phase"], v["drawn_from"]) for v, _, _ in turns]
+        GAME.parse_action(turns[-1].illegal)   # "discard" is not a source: malformed
+    phases = [(v["seat"], v["phase"], v["drawn_from"]) for v in views]
     assert phases == [(1, "take", None), (1, "place", PILE), (0, "place", STOCK),
                       (1, "place", STOCK), (0, "take", None)]
-    assert turns[3][0]["frozen"] == [False, True]
+    assert views[3]["frozen"] == [False, True]
 
 
 def test_an_illegal_check_action_is_refused_by_the_engine():
@@ -244,5 +245,25 @@ def test_the_views_legal_list_is_the_engines_and_only_the_seat_to_act_plays():
 def test_the_spec_example_is_the_first_check_turn():
     spec = (Path(__file__).parents[2] / "referee/games/six_card_golf/SPEC.md").read_text()
     example = json.loads(spec.split("```json\n")[1].split("```")[0])
-    view = GAME.check_turns()[0][0]
+    engine = GAME.check_turns()[0].engine
+    view = engine.view(engine.current_seat)
     assert {k: view[k] for k in example} == example
+
+
+def test_transcripts_before_schema_4_name_the_fault_events_faulted_and_forfeited():
+    """The old names still replay, count as faults and draw their steps."""
+    g = GAME.new_game(3, 5)
+    g.apply(g.current_seat, Take(STOCK))
+    g.fault(g.current_seat, "timeout")
+    g.forfeit(0, "crash")
+    while not g.is_over:
+        g.apply(g.current_seat, g.legal_actions()[0])
+    now = json.loads(json.dumps([e.to_dict() for e in g.events]))
+    old = [{**e, "type": {"fault": "faulted", "forfeit": "forfeited"}.get(e["type"],
+                                                                         e["type"])}
+           for e in now]
+    assert {"faulted", "forfeited"} <= {e["type"] for e in old}
+    assert GAME.replay(3, 5, old) == GAME.replay(3, 5, now) == g.outcome()
+    assert GAME.faults(old) == GAME.faults(now) == [(g.events[2].seat, "timeout"),
+                                                    (0, "crash")]
+    assert GAME.steps(3, old) == GAME.steps(3, now)

@@ -263,8 +263,8 @@ def test_a_fault_ends_the_round_and_costs_the_most_a_grid_can_score(rig):
     with pytest.raises(UsageError):
         g.fault(0, "timeout")   # not seat 0's decision
     g.fault(1, "timeout")
-    assert kinds(g)[-3:] == ["faulted", "round_ended", "dealt"]
-    assert last(g, "faulted") == {"type": "faulted", "round": 1, "seat": 1,
+    assert kinds(g)[-3:] == ["fault", "round_ended", "dealt"]
+    assert last(g, "fault") == {"type": "fault", "round": 1, "seat": 1,
                                   "label": "timeout", "points": 60}
     assert last(g, "round_ended")["points"] == [33, FAULT_POINTS]
     assert g.round == 2 and g.active == [True, True]
@@ -273,7 +273,7 @@ def test_a_fault_ends_the_round_and_costs_the_most_a_grid_can_score(rig):
 def test_a_forfeit_ends_the_round_and_puts_the_seat_last_for_good():
     g = SixCardGolf(3, seed=8)
     g.forfeit(2, "crash")
-    assert last(g, "forfeited")["place"] == 3 and last(g, "round_ended")["points"][2] == 60
+    assert last(g, "forfeit")["place"] == 3 and last(g, "round_ended")["points"][2] == 60
     assert g.grids[2] == [] and g.view(0)["grids"][2] is None
     assert (g.round, g.dealer, g.starter) == (2, 1, 0)   # seat 2 is skipped
     for _ in range(4):

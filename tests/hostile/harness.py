@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.config import RunConfig
-from referee.journal import read_games, read_transcripts
+from referee.journal import TRANSCRIPT_SCHEMA_VERSION, read_games, read_transcripts
 from referee.process import resolve_bots
 from referee.runner import Runner
 from referee.sandbox import resolve
@@ -80,13 +80,13 @@ def play(tmp_path: Path, bots: list[str], *, rules: str = "official", players: i
 
 
 def check_transcripts(out: Path) -> None:
-    """Each transcript is of schema 3 and agrees with its game's line: the same seats and
+    """Each transcript is of the current schema and agrees with its game's line: the same seats and
     faults, a decision per decision timed (``timing``), at most one decision per event
     it caused, each fault of a decision (not a crash) at one."""
     transcripts = read_transcripts(out)
     for rec in read_games(out):
         t = transcripts[rec["game"]]
-        assert t["schema_version"] == 3 and t["seats"] == rec["seats"]
+        assert t["schema_version"] == TRANSCRIPT_SCHEMA_VERSION and t["seats"] == rec["seats"]
         assert t["faults"] == rec["faults"]
         decisions = t["decisions"]
         for seat, timing in enumerate(rec["timing"]):

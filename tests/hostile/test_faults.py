@@ -222,7 +222,8 @@ def test_stale_sequence_numbers_are_dropped_and_counted(tmp_path, good):
 @pytest.mark.parametrize("bot", ["crash_at_start.py", "exit_at_once"])
 def test_cli_bot_that_cannot_start(tmp_path, good, bot):
     proc = referee("run", "--bots", str(faulty(tmp_path, bot)), *good, "--games", "4",
-                   "--start-timeout", "10s", "--out", str(tmp_path / "run"), cwd=tmp_path)
+                   "--start-timeout", "10s", "--strict-start", "--out", str(tmp_path / "run"),
+                   cwd=tmp_path)
     assert proc.returncode == 3, (proc.stdout, proc.stderr)
     no_traceback(proc)
     err = lines(proc.stderr)
@@ -349,6 +350,7 @@ def test_fork_bomb_is_stopped_by_the_process_limit(tmp_path):
         res = subprocess.run(
             [str(REFEREE), "run", "--bots", str(bomb), str(bomb), "--games", "1",
              "--run-as", "nobody", "--limit-procs", "30", "--start-timeout", "3s",
+             "--strict-start",
              "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=120)
         assert res.returncode == 3, (res.stdout, res.stderr)
         assert "fork_bomb" in res.stderr and "Traceback" not in res.stderr

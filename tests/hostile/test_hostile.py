@@ -66,7 +66,7 @@ def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_t
     out = tmp_path / "run"
     started = time.monotonic()
     # The bot writes its pid beside itself for the test: no sandbox.
-    proc = referee("run", "--sandbox", "none",
+    proc = referee("run", "--sandbox", "none", "--strict-start",
                    "--bots", *bots, "--games", "2", "--start-timeout", start_timeout,
                    "--out", str(out), cwd=tmp_path)
     elapsed = time.monotonic() - started
@@ -298,7 +298,7 @@ def test_claimed_routing_identity_cannot_speak_for_a_bot(tmp_path):
         # After game 0: hand over the identity and hold the loop until the frames are
         # sent; after game 1 (the victim's next game): until the thief has its report.
         if record["game"] == 0:
-            victim = next(i for i in runner.slots[0] if i.spec.name == "caller")
+            victim = next(i for i in runner.instances if i.spec.name == "caller")
             ident = runner.hub._identity_of[id(victim)]  # private: no peer can learn it
             # Whole or not at all: the thief reads it as soon as it exists.
             (folder / "identity.bin.tmp").write_bytes(ident)

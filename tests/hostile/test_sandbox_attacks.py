@@ -128,7 +128,7 @@ def host_with_twin(bot: Path) -> str:
     exe = bot.with_suffix("")
     paths = [site.getsitepackages()[0], str(ROOT)]
     exe.write_text(f"#!{SYSTEM_PYTHON}\nimport sys\nsys.path[:0] = {paths!r}\n"
-                   f"from protocol.host import main\nsys.exit(main([{str(bot)!r}]))\n")
+                   f"from referee.sdkhost import main\nsys.exit(main([{str(bot)!r}]))\n")
     exe.chmod(0o755)
     return str(exe)
 

@@ -25,7 +25,8 @@ def request(sock: zmq.Socket, peer: bytes, message: dict) -> dict:
 @pytest.mark.parametrize("kit", ["js", "c"])
 def test_kit_echoes_seq_reports_errors_and_exits_on_bye(kit_bot, tmp_path, kit):
     bot = kit_bot(kit, "golf")
-    view, action, _ = load_game("six-card-golf").check_turns()[0]
+    turn = load_game("six-card-golf").check_turns()[0]
+    view = turn.engine.view(turn.engine.current_seat)
     ctx = zmq.Context()
     sock = ctx.socket(zmq.ROUTER)
     sock.linger = 0

@@ -166,7 +166,7 @@ def test_a_binary_for_no_machine_is_exit_3_at_start(tmp_path, tmpdir_env):
     (caller,) = bots(tmp_path, "caller.py")
     # Unsandboxed, the referee itself execs it (in the sandbox, bwrap does, and the bot
     # exits before hello: exit 3 as well).
-    res = referee("run", "--bots", str(bad), caller, "--sandbox", "none",
+    res = referee("run", "--bots", str(bad), caller, "--sandbox", "none", "--strict-start",
                   "--out", str(tmp_path / "run"), tmp=tmpdir_env)
     one_error(res, 3, "bot elf", "could not be started", "Exec format error")
     check = referee("check", str(bad), "--out", str(tmp_path / "check"), tmp=tmpdir_env)
@@ -179,8 +179,8 @@ def test_a_py_file_of_garbage_is_exit_3(tmp_path, tmpdir_env):
     bad = tmp_path / "junk.py"
     bad.write_bytes(GARBAGE)
     (caller,) = bots(tmp_path, "caller.py")
-    res = referee("run", "--bots", str(bad), caller, "--out", str(tmp_path / "run"),
-                  tmp=tmpdir_env)
+    res = referee("run", "--bots", str(bad), caller, "--strict-start",
+                  "--out", str(tmp_path / "run"), tmp=tmpdir_env)
     one_error(res, 3, "bot junk", "exited with code")
     check = referee("check", str(bad), "--out", str(tmp_path / "check"), tmp=tmpdir_env)
     assert check.returncode == 3 and "FAIL start and hello: exited with code" in check.stdout

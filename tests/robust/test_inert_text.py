@@ -80,8 +80,8 @@ def test_names_that_would_share_log_files_are_refused(tmp_path, tmpdir_env):
 
 def test_stderr_of_a_bot_that_fails_to_start_is_inert_in_run(tmp_path, tmpdir_env):
     shouter, caller = bots(tmp_path, "shouter", "caller.py")
-    res = referee("run", "--bots", shouter, caller, "--out", str(tmp_path / "run"),
-                  tmp=tmpdir_env)
+    res = referee("run", "--bots", shouter, caller, "--strict-start",
+                  "--out", str(tmp_path / "run"), tmp=tmpdir_env)
     line = one_error(res, 3, "bot shouter", "exited with code 7",
                      "[/] [bold red]boom[/]", ":smile:", "\\x1b[2J", "\\x07", "\\r")
     assert ESC not in res.stderr and "\r" not in res.stderr and "\x07" not in res.stderr

@@ -74,9 +74,9 @@ def test_replay_reproduces_a_game_and_names_the_first_difference() -> None:
     changed[i]["rake"] += 1
     with pytest.raises(ValueError, match=f"event {i} differs"):
         game.replay(3, 42, changed)
-    with pytest.raises(ValueError, match="events"):
+    with pytest.raises(ValueError, match="the transcript ends early"):
         game.replay(3, 42, transcript[:-1])
-    with pytest.raises(ValueError, match="cannot be re-played"):
+    with pytest.raises(ValueError, match="event 2 differs .*cards"):
         game.replay(3, 43, transcript)
 
 
@@ -84,8 +84,9 @@ def test_check_turns_offer_a_legal_and_an_illegal_answer() -> None:
     game = load({})
     turns = game.check_turns()
     assert len(turns) == 3
-    for view, good, bad in turns:
-        for payload, legal in ((good, True), (bad, False)):
+    for turn in turns:
+        view = turn.engine.view(turn.engine.current_seat)
+        for payload, legal in ((turn.legal, True), (turn.illegal, False)):
             action = game.parse_action(payload)
             listed = [a for a in view["legal"] if a["kind"] == action.kind]
             ok = bool(listed) and (
@@ -149,3 +150,27 @@ def test_a_malformed_answer_is_a_fault_that_folds() -> None:
     outcome, faults = play_one(game, [lambda view: {"kind": "bet"}, rules_bot.act], 3)
     assert faults == [2, 0]             # one decision a hand: it folds at once
     assert outcome.scores == (-2.0, 2.0)
+
+
+def test_the_views_history_marks_where_each_betting_round_and_the_draw_begin() -> None:
+    """Opened and called, the hand goes through the draw to the final round: the
+    history says where each begins, in order, the opening bet first in its round."""
+    game = load({"hands": "1"})
+    rng = random.Random(5)
+    for seed in range(50):
+        engine = game.new_game(2, seed)
+        seen: list[dict] = []
+        while not engine.is_over:
+            seat = engine.current_seat
+            seen = engine.view(seat)["history"]
+            kinds = {a.kind for a in engine.legal_actions()}
+            pick = "open" if "open" in kinds else "call" if "call" in kinds else "draw" \
+                if "draw" in kinds else "pass"
+            engine.apply(seat, rng.choice([a for a in engine.legal_actions()
+                                           if a.kind == pick]))
+        phases = [h["phase"] for h in seen if h["kind"] == "round"]
+        if phases == ["first-round", "draw", "final-round"]:
+            first = seen.index({"kind": "round", "phase": "first-round"})
+            assert seen[first + 1]["kind"] == "open"
+            return
+    raise AssertionError("no deal of 50 reached the final round")

@@ -1,9 +1,11 @@
 """Scripted check turns of Polish Poker: positions a bot most easily gets wrong.
 
-``referee check`` sends each view and judges the answer (``judge``): opening, answering,
-after four flushes, after a five below aces, and a position where only a call is legal.
+``referee check`` sends each position's view and judges the answer with the engine:
+opening, answering, after four flushes, after a five below aces, and a position where
+only a call is legal.
 
->>> [(v["seat"], ok, bad) for v, ok, bad in check_turns("polacco")][1]
+>>> turns = check_turns("polacco")
+>>> [(t.engine.current_seat, t.legal, t.illegal) for t in turns][1]
 (1, {'kind': 'call'}, {'kind': 'raise', 'declaration': 0})
 """
 
@@ -11,33 +13,40 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator import parse_card, parse_cards, parse_declaration
-from referee.games.polish_poker.wire import Action, Call, Raise, View
+from evaluator import deck_cards, parse_card, parse_cards, parse_declaration
+from referee.games.api import CheckTurn
+from referee.games.polish_poker.adapter import PolishEngine
+from referee.games.polish_poker.engine import PolishPoker
+from referee.games.polish_poker.wire import Action, Call, Raise
 
-# Per ruleset: (seat, players, hand, community, history, a legal answer, an illegal one).
-_TURNS: dict[str, tuple[tuple[int, int, str, str | None, list[tuple[int, str]], str, str],
-                        ...]] = {
+# Per ruleset: (players, the hand of the seat to act, community, the declarations before
+# it (from seat 0, which opens round 1), a legal answer, an illegal one).
+_TURNS: dict[str, tuple[tuple[int, str, str | None, tuple[str, ...], str, str], ...]] = {
     "official": (
-        (0, 2, "Ah", "9c", [], "pair A", "call"),
-        (1, 2, "Kd", "9c", [(0, "pair 9")], "pair K", "high 9"),
-        (2, 4, "Ts", "Jk", [(0, "flush s"), (1, "flush d"), (2, "flush h"), (3, "flush c")],
-         "call", "flush s"),
-        (0, 4, "Jd", "Jk", [(1, "three J"), (2, "four J"), (3, "five T")], "five J", "five 9"),
+        (2, "Ah", "9c", (), "pair A", "call"),
+        (2, "Kd", "9c", ("pair 9",), "pair K", "high 9"),
+        (4, "Ts", "Jk", ("flush s", "flush d", "flush h", "flush c"), "call", "flush s"),
+        (4, "Jd", "Jk", ("three J", "four J", "five T"), "five J", "five 9"),
     ),
     "polacco": (
-        (0, 3, "7h", None, [], "pair 2", "call"),
-        (1, 3, "2c", None, [(0, "straight-flush s A")], "call", "pair 2"),
+        (3, "7h", None, (), "pair 2", "call"),
+        (3, "2c", None, ("straight-flush s A",), "call", "pair 2"),
     ),
 }
 
 
-def _view(ruleset: str, seat: int, players: int, hand: str, community: str | None,
-          history: list[tuple[int, str]], cap: int = 5) -> View:
-    counts = tuple(len(parse_cards(hand)) if s == seat else 1 for s in range(players))
-    return View(ruleset, seat, players, 1, cap, parse_cards(hand),
-                parse_card(community) if community else None, counts, (True,) * players,
-                history[0][0] if history else seat,
-                tuple((s, parse_declaration(d, ruleset)) for s, d in history))
+def _position(ruleset: str, players: int, hand: str, community: str | None,
+              history: tuple[str, ...]) -> PolishPoker:
+    """Round 1 of a game with ``hand`` for the seat that acts after ``history``; the other
+    seats hold the lowest cards of the deck not otherwise dealt."""
+    game = PolishPoker(ruleset, players, seed=0)
+    seat = len(history) % players
+    used = {*parse_cards(hand), *([parse_card(community)] if community else [])}
+    spare = iter(c for c in deck_cards(ruleset) if c not in used)
+    game.set_hands([hand if s == seat else (next(spare),) for s in range(players)], community)
+    for text in history:
+        game.apply(parse_declaration(text, ruleset))
+    return game
 
 
 def _wire(value: str, ruleset: str) -> dict[str, Any]:
@@ -46,17 +55,8 @@ def _wire(value: str, ruleset: str) -> dict[str, Any]:
     return Action.to_wire(Raise(parse_declaration(value, ruleset)))
 
 
-def check_turns(ruleset: str) -> list[tuple[dict[str, Any], Any, Any]]:
-    """(view, a legal action payload, an illegal one) for each scripted turn."""
-    return [(_view(ruleset, seat, players, hand, community, history).to_wire(),
-             _wire(ok, ruleset), _wire(bad, ruleset))
-            for seat, players, hand, community, history, ok, bad in _TURNS[ruleset]]
-
-
-def judge(view: dict[str, Any], action: Raise | Call) -> str | None:
-    """Why ``action`` is illegal in the position ``view`` shows; None if it is legal."""
-    v = View.from_wire(view)
-    if isinstance(action, Raise):
-        return None if v.is_raise(action.declaration) else \
-            f"{action.declaration} is not a raise here"
-    return None if v.can_call else "a call when there is nothing to call"
+def check_turns(ruleset: str) -> list[CheckTurn]:
+    """Each scripted position with a legal action payload and an illegal one."""
+    return [CheckTurn(PolishEngine(_position(ruleset, players, hand, community, history)),
+                      _wire(ok, ruleset), _wire(bad, ruleset))
+            for players, hand, community, history, ok, bad in _TURNS[ruleset]]

@@ -29,11 +29,13 @@ the bots rotated deals every seat the same cards in each round where the counts 
 
 from __future__ import annotations
 
+import copy
 import random
 import struct
 from collections.abc import Iterator, Sequence
 from functools import cache
 from operator import attrgetter
+from typing import Any
 
 from evaluator import Card, deck_cards
 
@@ -92,6 +94,17 @@ class _Dealer:
         self._table = _layout(ruleset, players)
         self._rng = random.Random(seed)
         self._words: Iterator[tuple[int, ...]] = iter(())  # the batch's rounds not dealt
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Dealer:
+        """A twin that deals what this one would (``Game.judge`` tries an action on a
+        copy of the engine): the batch's words left are drawn out of the iterator,
+        which cannot be copied, and handed to both."""
+        twin = _Dealer.__new__(_Dealer)
+        twin._table = self._table  # constants of the table, shared
+        twin._rng = copy.deepcopy(self._rng, memo)
+        rest = list(self._words)
+        self._words, twin._words = iter(rest), iter(rest.copy())
+        return twin
 
     def next_round(
         self, counts: Sequence[int]

@@ -53,6 +53,7 @@ from evaluator import (
     pool_bits,
     raise_error,
 )
+from referee.games.api import places_with_forfeits
 from referee.games.polish_poker.deal import POLACCO_CAP, _Dealer, official_cap, slot_size
 from referee.games.polish_poker.errors import (
     EngineError,
@@ -147,6 +148,8 @@ class PolishPoker:
         self._next_seat = self._seat_order()
         self._cap = self._cap_now()
         self._eliminated: list[int] = []  # seats in order of elimination
+        self._decisions = 0  # apply and fault calls: the forfeits at one decision share
+        self._left: list[tuple[int, int]] = []  # (seat, decisions before) per forfeit
         self._events: list[Event] = []
         self._round = 0
         self._opener = 0
@@ -207,9 +210,24 @@ class PolishPoker:
 
     @property
     def finishing_order(self) -> tuple[int, ...]:
-        """Seats best first. Before the end only the seats already out (its tail)."""
-        tail = tuple(reversed(self._eliminated))
+        """Seats best first: the seats still in, then those eliminated by their cards
+        (the later higher), then those that forfeited (the later leaver higher: RULES.md,
+        "Edge cases, decided"). Before the end only the seats already out (its tail)."""
+        gone = {seat for seat, _ in self._left}
+        tail = (*(s for s in reversed(self._eliminated) if s not in gone),
+                *(s for s, _ in reversed(self._left)))
         return (*self.active_seats, *tail) if self.is_over else tail
+
+    @property
+    def places(self) -> tuple[int, ...]:
+        """Place per seat: by ``finishing_order``, except that seats that forfeited at the
+        same decision share a place (before the end, the seats still in share the first)."""
+        gone = {seat for seat, _ in self._left}
+        stayed = dict.fromkeys(self.active_seats, 1)  # at the end, the winner alone
+        for s in reversed(self._eliminated):
+            if s not in gone:
+                stayed[s] = len(stayed) + 1
+        return places_with_forfeits(stayed, self._left, self.players)
 
     @property
     def events(self) -> list[Event]:
@@ -274,6 +292,7 @@ class PolishPoker:
         if decl is None:
             if not self._history:
                 raise NothingToCall(f"seat {actor} opens the round and must declare")
+            self._decisions += 1
             self._events.append(_called(self._round, actor, False))
             self._resolve(actor)
             return self._events[start:]
@@ -281,6 +300,7 @@ class PolishPoker:
             why = raise_error(decl, [d for _, d in self._history], self.ruleset)
             if why is not None:
                 raise NotARaise(why)
+        self._decisions += 1
         self._history += ((actor, decl),)
         self._events.append(_declared(self._round, actor, decl))
         nxt = self._next_seat[actor]
@@ -302,6 +322,7 @@ class PolishPoker:
             raise UsageError(f"a fault label is a non-empty text other than "
                              f"{' or '.join(RESOLUTION_REASONS)}, got {label!r}")
         start = len(self._events)
+        self._decisions += 1
         self._lose(seat, label)
         return self._events[start:]
 
@@ -314,6 +335,7 @@ class PolishPoker:
         if not isinstance(label, str) or not label:
             raise UsageError(f"a forfeit label is a non-empty text, got {label!r}")
         start = len(self._events)
+        self._left.append((seat, self._decisions))
         self._eliminate(seat, FORFEIT_PREFIX + label)
         self._next_round(seat)
         return self._events[start:]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from evaluator import (
@@ -153,7 +154,7 @@ class View:
 
     def legal_raises(self) -> tuple[Declaration, ...]:
         """Every declaration that is a legal raise now, weakest first."""
-        return legal_raises([d for _, d in self.history], self.ruleset)
+        return _raises_after(tuple([d.id for _, d in self.history]), self.ruleset)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -181,6 +182,13 @@ class View:
         except (KeyError, TypeError, ValueError, CardError, DeclarationError,
                 RulesetError) as exc:
             raise ActionError(f"malformed view: {exc!r}"[:200]) from None
+
+
+@lru_cache(maxsize=4096)
+def _raises_after(history: tuple[int, ...], ruleset: str) -> tuple[Declaration, ...]:
+    """``legal_raises`` after the round's declarations by id: a bot may ask for them
+    many times a decision, and rounds repeat the same short histories."""
+    return legal_raises(list(history), ruleset)
 
 
 class _ViewFields:

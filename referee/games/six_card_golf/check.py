@@ -1,14 +1,15 @@
-"""Scripted check turns: (view, a legal action payload, an illegal one) at the edges of
-the rules a bot most easily gets wrong, all from one set two-player deal.
+"""Scripted check turns: (a position, a legal action payload, an illegal one) at the
+edges of the rules a bot most easily gets wrong, all from one set two-player deal.
 
->>> [(v["phase"], ok, bad) for v, ok, bad in check_turns()][1]
+>>> [(t.engine.phase, t.legal, t.illegal) for t in check_turns()][1]
 ('place', {'kind': 'place', 'at': 'r1c0'}, {'kind': 'discard'})
 """
 
 from __future__ import annotations
 
-from typing import Any
+import copy
 
+from referee.games.api import CheckTurn
 from referee.games.six_card_golf.actions import PILE, STOCK, Discard, Place, Take
 from referee.games.six_card_golf.engine import SixCardGolf
 
@@ -24,22 +25,25 @@ def scripted_game() -> SixCardGolf:
     return g
 
 
-def check_turns() -> list[tuple[dict[str, Any], Any, Any]]:
+def check_turns() -> list[CheckTurn]:
     """Seat 1 starts (seat 0 deals): it must take before anything else; with the
     discard pile's 4h it must place; seat 0 holding a stock card may discard it; seat 1,
     whose bottom card was replaced, may not touch its frozen top row; and a take names
     its source exactly (``"discard-pile"``, not ``"discard"``)."""
     g = scripted_game()
-    turns: list[tuple[dict[str, Any], Any, Any]] = [
-        (g.view(1), Take(STOCK).to_wire(), Discard().to_wire())]
+
+    def turn(legal: object, illegal: object) -> CheckTurn:
+        return CheckTurn(copy.deepcopy(g), legal, illegal)
+
+    turns = [turn(Take(STOCK).to_wire(), Discard().to_wire())]
     g.apply(1, Take(PILE))
-    turns.append((g.view(1), Place(2).to_wire(), Discard().to_wire()))
+    turns.append(turn(Place(2).to_wire(), Discard().to_wire()))
     g.apply(1, Place(2))
     g.apply(0, Take(STOCK))
-    turns.append((g.view(0), Discard().to_wire(), Take(PILE).to_wire()))
+    turns.append(turn(Discard().to_wire(), Take(PILE).to_wire()))
     g.apply(0, Discard())
     g.apply(1, Take(STOCK))
-    turns.append((g.view(1), Place(3).to_wire(), Place(0).to_wire()))
+    turns.append(turn(Place(3).to_wire(), Place(0).to_wire()))
     g.apply(1, Discard())
-    turns.append((g.view(0), Take(PILE).to_wire(), {"kind": "take", "from": "discard"}))
+    turns.append(turn(Take(PILE).to_wire(), {"kind": "take", "from": "discard"}))
     return turns

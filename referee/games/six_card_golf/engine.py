@@ -29,8 +29,10 @@ Decisions where RULES.md is silent (documented in the rules text and tested):
   (60, the most any grid can score), everyone else the grid as it lies, face-down cards
   turned up. A held card goes onto the discard pile.
 - A forfeit ends the round the same way (the seat scores ``FAULT_POINTS``); the seat is
-  out of the game and finishes below every seat still in (its place is the number of
-  seats in just before it left). The game goes on while two or more seats are in.
+  out of the game and finishes below every seat that did not forfeit, the later leaver
+  higher, seats that left at one decision sharing a place (RULES.md; the ``forfeit``
+  event's ``place`` is the number of seats in just before it left). The game goes on
+  while two or more seats are in.
 - The game ends after the round in which a seat still in reaches ``target``, after round
   ``round_cap``, or when fewer than two seats are in. Places: by total, lowest first,
   equal totals sharing a place (1, 1, 3).
@@ -52,7 +54,7 @@ from typing import Any
 from evaluator.cards import Card, CardError, parse_card
 from evaluator.golf import BOTTOM, GOLF_PACK, GRID_SIZE, MAX_GRID_POINTS, POSITIONS, TOP_ROW
 from evaluator.golf import grid_points as _grid_points
-from referee.games.api import IllegalAction, Outcome
+from referee.games.api import IllegalAction, Outcome, places_with_forfeits
 from referee.games.six_card_golf.actions import PILE, STOCK, Action, Discard, Place, Take
 from referee.games.six_card_golf.events import (
     Dealt,
@@ -141,6 +143,8 @@ class SixCardGolf:
         self.is_over = False
         self.round = 0
         self._places: list[int | None] = [None] * players
+        self._decisions = 0  # apply and fault calls: the forfeits at one decision share
+        self._left: list[tuple[int, int]] = []  # (seat, decisions before) per forfeit
         self._deal(dealer=0)
 
     # ------------------------------------------------------------------ the deal
@@ -234,6 +238,10 @@ class SixCardGolf:
 
     def apply(self, seat: int, action: Action) -> None:
         """One decision of ``seat``; IllegalAction (state unchanged) if the rules forbid it."""
+        self._decide(seat, action)
+        self._decisions += 1
+
+    def _decide(self, seat: int, action: Action) -> None:
         if not isinstance(action, Take | Place | Discard):
             raise UsageError(f"not a six-card golf action: {action!r}")
         if self.current_seat is None:
@@ -317,6 +325,7 @@ class SixCardGolf:
         if seat != self.current_seat:
             raise UsageError(f"fault: seat {seat} is not the seat to act")
         self.events.append(Faulted(self.round, seat, label, FAULT_POINTS))
+        self._decisions += 1
         self._end_round("fault", seat)
 
     def forfeit(self, seat: int, label: str) -> None:
@@ -324,7 +333,7 @@ class SixCardGolf:
         and it finishes below every seat still in."""
         self._check_seat("forfeit", seat, label)
         place = sum(self.active)
-        self._places[seat] = place
+        self._left.append((seat, self._decisions))
         self.active[seat] = False
         self.events.append(Forfeited(self.round, seat, label, FAULT_POINTS, place))
         self._end_round("forfeit", seat)
@@ -352,8 +361,9 @@ class SixCardGolf:
             self._deal(self._next_active(self.dealer))
 
     def _game_over(self, seats_in: list[int]) -> None:
-        for s in seats_in:
-            self._places[s] = 1 + sum(self.totals[t] < self.totals[s] for t in seats_in)
+        stayed = {s: 1 + sum(self.totals[t] < self.totals[s] for t in seats_in)
+                  for s in seats_in}
+        self._places = list(places_with_forfeits(stayed, self._left, self.players))
         self.is_over = True
         self.events.append(GameOver(self.places, tuple(self.totals)))
 

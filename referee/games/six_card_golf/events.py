@@ -159,7 +159,7 @@ class Faulted:
     points: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "faulted", "round": self.round, "seat": self.seat,
+        return {"type": "fault", "round": self.round, "seat": self.seat,
                 "label": self.label, "points": self.points}
 
     def notice(self, seat: int) -> dict[str, Any]:
@@ -178,7 +178,7 @@ class Forfeited:
     place: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"type": "forfeited", "round": self.round, "seat": self.seat,
+        return {"type": "forfeit", "round": self.round, "seat": self.seat,
                 "label": self.label, "points": self.points, "place": self.place}
 
     def notice(self, seat: int) -> dict[str, Any]:

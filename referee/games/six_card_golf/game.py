@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.api import Metric, Outcome, Param, Step, resolve_params
+from referee.games import api
+from referee.games.api import CheckTurn, Metric, Param, Step, resolve_params
 from referee.games.six_card_golf import human
 from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
 from referee.games.six_card_golf.check import check_turns
 from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
-from referee.games.six_card_golf.replay import replay
+from referee.games.six_card_golf.replay import drive
 from referee.games.six_card_golf.rules import RULES_TEXT
 from referee.games.six_card_golf.steps import golf_steps
 
@@ -35,15 +36,14 @@ GAME_PARAMS: tuple[Param, ...] = (
 )
 
 
-class SixCardGolfGame:
+class SixCardGolfGame(api.Game):
     """The game with its parameters resolved. Scores are total points: lower is better."""
 
     name = NAME
     seats = PLAYERS
     metric = Metric("points", "", "round", higher_is_better=False)
-
-    def __init__(self, params: dict[str, Any]) -> None:
-        self.params = params
+    renamed_events = {"faulted": "fault", "forfeited": "forfeit"}  # transcripts before 4
+    contract_params = ({"target": "40", "turn_cap": "12"},)
 
     def new_game(self, players: int, seed: int) -> SixCardGolf:
         return SixCardGolf(players, seed, **self.params)
@@ -54,35 +54,21 @@ class SixCardGolfGame:
     def parse_local_action(self, value: Any) -> Action:
         return parse_local_action(value)
 
-    def encode_action(self, action: Action) -> dict[str, Any]:
-        return action.to_wire()
+    def drive(self, engine: SixCardGolf, event: dict[str, Any]) -> bool:  # type: ignore[override]
+        return drive(engine, event)
 
     def describe(self, view: dict[str, Any]) -> str:
         return human.describe(view)
 
-    def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> dict[str, Any]:
-        """A bot gets the view as the wire map (the package's SPEC.md)."""
-        return payload
-
-    def decode_notice(self, payload: dict[str, Any]) -> dict[str, Any]:
-        return payload
-
-    def faults(self, events: Sequence[dict[str, Any]]) -> list[tuple[int, str]]:
-        return [(e["seat"], e["label"]) for e in events
-                if e.get("type") in ("faulted", "forfeited")]
-
-    def judge(self, view: dict[str, Any], action: Action) -> str | None:
+    def judge_view(self, view: dict[str, Any], action: Action) -> str | None:
         """The view's ``legal`` lists every legal action."""
         wire = action.to_wire()
         return None if wire in view["legal"] else f"{wire} is not among the legal actions here"
 
-    def replay(self, players: int, seed: int, events: Sequence[dict[str, Any]]) -> Outcome:
-        return replay(self.new_game(players, seed), events)
-
     def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
-        return golf_steps(players, events)
+        return golf_steps(players, self.read_events(events))
 
-    def check_turns(self) -> list[tuple[dict[str, Any], Any, Any]]:
+    def check_turns(self) -> list[CheckTurn]:
         return check_turns()
 
     def rules_text(self) -> str:

@@ -36,7 +36,7 @@ from referee.games.api import (
 
 # Events caused by the move before them, in its step.
 _FOLLOWING = frozenset({"went_out", "reshuffled", "round_ended"})
-_KINDS = _FOLLOWING | {"dealt", "took", "placed", "discarded", "faulted", "forfeited",
+_KINDS = _FOLLOWING | {"dealt", "took", "placed", "discarded", "fault", "forfeit",
                        "game_over"}
 _WHY = {"out": "{out} went out", "cap": "the turn cap was reached",
         "fault": "{charged} faulted", "forfeit": "{charged} forfeited"}
@@ -61,6 +61,7 @@ class _Table(TableSteps):
         self.to_act: int | None = None
         self.out: int | None = None
         self.charged: int | None = None
+        self._views: dict[int, tuple[Any, SeatView]] = {}  # seat: (its state, its view)
 
     def apply(self, e: dict[str, Any]) -> None:
         kind = e["type"]
@@ -87,22 +88,22 @@ class _Table(TableSteps):
             self.texts.append(f"<{seat}> takes a card from the stock")
         else:
             self.discard.pop()
-            self.texts.append(f"<{seat}> takes {card} from the discard pile")
+            self.texts.append(f"<{seat}> takes {_face(card)} from the discard pile")
 
     def _placed(self, e: dict[str, Any]) -> None:
         seat, at = e["seat"], POSITIONS.index(e["at"])
         self.actor, self.drawn = seat, None
         self.grids[seat][at], self.up[seat][at] = str(e["card"]), True
         self.discard.append(str(e["replaced"]))
-        self.texts.append(f"<{seat}> places {e['card']} at {e['at']}, discarding "
-                          f"{e['replaced']}")
+        self.texts.append(f"<{seat}> places {_face(e['card'])} at {e['at']}, discarding "
+                          f"{_face(e['replaced'])}")
         self.to_act = next_active(self.active, seat)
 
     def _discarded(self, e: dict[str, Any]) -> None:
         seat = e["seat"]
         self.actor, self.drawn = seat, None
         self.discard.append(str(e["card"]))
-        self.texts.append(f"<{seat}> discards {e['card']}")
+        self.texts.append(f"<{seat}> discards {_face(e['card'])}")
         self.to_act = next_active(self.active, seat)
 
     def _went_out(self, e: dict[str, Any]) -> None:
@@ -114,15 +115,15 @@ class _Table(TableSteps):
         self.texts.append(f"the discard pile is shuffled into a new stock of {e['stock']} "
                           "cards")
 
-    def _faulted(self, e: dict[str, Any]) -> None:
+    def _fault(self, e: dict[str, Any]) -> None:
         self.actor = self.charged = e["seat"]
         self.texts.append(f"<{e['seat']}> faults: {e['label']}")
 
-    def _forfeited(self, e: dict[str, Any]) -> None:
+    def _forfeit(self, e: dict[str, Any]) -> None:
         seat = self.actor = self.charged = e["seat"]
         self.active[seat], self.places[seat] = False, e["place"]
         self.texts.append(f"<{seat}> forfeits: {e['label']}")
-        self.results.append(f"<{seat}> is out of the game, place {e['place']}")
+        self.results.append(f"<{seat}> is out of the game")
 
     def _round_ended(self, e: dict[str, Any]) -> None:
         if self.drawn is not None:  # the card held goes onto the discard pile
@@ -153,16 +154,34 @@ class _Table(TableSteps):
         return tuple(piles)
 
     def seat_view(self, seat: int) -> SeatView:
-        grid, up = self.grids[seat], self.up[seat]
-        cards = [Card(c, None if u else ()) for c, u in zip(grid, up, strict=True)]
+        points = None if self.points is None else self.points[seat]
+        status = ("out" if not self.active[seat] else "to act" if seat == self.to_act
+                  else "went out" if seat == self.out else "")
+        key = (tuple(self.grids[seat]), tuple(self.up[seat]), points, self.totals[seat],
+               status, self.places[seat] if status == "out" else None)
+        # Most steps change one seat: the others' views are the ones already made.
+        if self._views.get(seat, (None,))[0] == key:
+            return self._views[seat][1]
+        cards = [Card(c, None if u else ()) for c, u in zip(key[0], key[1], strict=True)]
         rows = tuple(tuple(cards[i:i + 2]) for i in range(0, len(cards), 2)) or ((),)
-        points = "" if self.points is None or self.points[seat] is None \
-            else f"round {self.points[seat]} points, "
-        info = f"{points}total {self.totals[seat]}"
-        if not self.active[seat]:
-            return SeatView(rows, "out", f"place {self.places[seat]}, {info}")
-        status = "to act" if seat == self.to_act else "went out" if seat == self.out else ""
-        return SeatView(rows, status, info)
+        info = ("" if points is None else f"round {points} points, ") + \
+            f"total {self.totals[seat]}"
+        view = (SeatView(rows, "out", f"place {self.places[seat]}, {info}") if status == "out"
+                else SeatView(rows, status, info))
+        self._views[seat] = (key, view)
+        return view
+
+
+_SUITS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}
+
+
+def _face(code: Any) -> str:
+    """A card in a step's text as the page draws it (``3s`` -> ``3♠``, ``Th`` -> ``10♥``),
+    so the text names the card the table shows; anything else as it is."""
+    code = str(code)
+    if len(code) != 2 or code[1] not in _SUITS:
+        return code
+    return ("10" if code[0] == "T" else code[0]) + _SUITS[code[1]]
 
 
 def golf_steps(players: int, events: Sequence[dict[str, Any]]) -> list[Step]:

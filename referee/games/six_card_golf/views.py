@@ -8,16 +8,41 @@ discard pile (everyone saw it there) and only to the holder when it came from th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from evaluator.golf import POSITIONS
-from referee.games.six_card_golf.actions import PILE
-
-if TYPE_CHECKING:
-    from referee.games.six_card_golf.engine import SixCardGolf
+from referee.games.six_card_golf.actions import PILE, Action
 
 
-def build_view(g: SixCardGolf, seat: int) -> dict[str, Any]:
+class GolfTable(Protocol):
+    """What a view is made of: the engine's read-only state (``engine.SixCardGolf``,
+    which this module does not import: the engine imports it)."""
+
+    players: int
+    round: int
+    dealer: int
+    starter: int
+    current_seat: int | None
+    phase: str
+    drawn: int | None
+    drawn_from: str | None
+    shown: Sequence[Sequence[int | None]]
+    frozen: Sequence[bool]
+    discard: Sequence[int]
+    stock: Sequence[int]
+    turns: Sequence[int]
+    turn_cap: int
+    out_seat: int | None
+    active: Sequence[bool]
+    totals: Sequence[int]
+    history: Sequence[Sequence[int | None]]
+    target: int
+
+    def legal_actions(self) -> list[Action]: ...
+
+
+def build_view(g: GolfTable, seat: int) -> dict[str, Any]:
     to_act = g.current_seat
     held = g.drawn if (g.drawn is not None and (seat == to_act or g.drawn_from == PILE)) else None
     return {

@@ -13,10 +13,11 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 from evaluator.turkish import card_text, category_name, deck_for, low_rank_for, may_open, rank_key
-from referee.games.api import IllegalAction, Outcome
+from referee.games.api import IllegalAction, Outcome, places_with_forfeits
 from referee.games.turkish_poker import events as ev
 from referee.games.turkish_poker.betting import (
     FIXED_CAP,
@@ -44,17 +45,20 @@ class Action:
     cards: tuple[int, ...] = ()
 
 
-def places_from(scores: tuple[int, ...], out: tuple[bool, ...]) -> tuple[int, ...]:
-    """Place per seat: seats still in before forfeited ones, then higher scores first;
-    equal results share a place.
+def places_from(scores: Sequence[int], left: Sequence[tuple[int, int]]) -> tuple[int, ...]:
+    """Place per seat: the seats that did not forfeit by score, higher first, equal scores
+    sharing a place; below them the seats that forfeited, as ``places_with_forfeits``
+    says (``left``: (seat, decisions before it left)).
 
-    >>> places_from((5, -5, 5, 0), (False, False, False, False))
+    >>> places_from((5, -5, 5, 0), [])
     (1, 4, 1, 3)
-    >>> places_from((9, -5, 0), (True, False, False))
-    (3, 2, 1)
+    >>> places_from((9, -5, 0, 7), [(0, 3), (3, 3)])
+    (3, 2, 1, 3)
     """
-    rank = [(o, -s) for s, o in zip(scores, out, strict=True)]
-    return tuple(1 + sum(1 for r in rank if r < mine) for mine in rank)
+    gone = {seat for seat, _ in left}
+    stayed = {s: 1 + sum(1 for t, x in enumerate(scores) if t not in gone and x > mine)
+              for s, mine in enumerate(scores) if s not in gone}
+    return places_with_forfeits(stayed, left, len(scores))
 
 
 class TurkishPoker:
@@ -80,6 +84,8 @@ class TurkishPoker:
         self.rake_cap = rake_cap
         self.events: list[Any] = []
         self.out = [False] * players
+        self.decisions = 0  # apply and fault calls: the forfeits at one decision share
+        self.left: list[tuple[int, int]] = []  # (seat, decisions before) per forfeit
         self.net = [0] * players
         self.hand = -1
         self.is_over = False
@@ -144,6 +150,7 @@ class TurkishPoker:
 
     def _start_round(self, phase: str, first: int) -> None:
         self.phase = phase
+        self.history.append({"kind": "round", "phase": phase})
         self.bets = [0] * self.players
         self.current_bet = 0
         self.last_raise = FIXED_UNITS[phase == FINAL_ROUND] if self.limit == "fixed-limit" else 1
@@ -189,6 +196,7 @@ class TurkishPoker:
         self._return_uncalled()
         if self.phase == FIRST_ROUND:
             self.phase = DRAW
+            self.history.append({"kind": "round", "phase": DRAW})
             self.pending = self._order(self.dealer + 1)
             self.current_seat = self.pending[0]
             return
@@ -271,6 +279,24 @@ class TurkishPoker:
             out.append({"kind": "raise", "min": lo, "max": hi})
         return out
 
+    def legal_actions(self) -> list[Action]:
+        """Every action the seat to act may take now: each amount of an open's or a
+        raise's range, each set of at most ``MAX_DRAW`` of its cards to discard."""
+        seat = self.current_seat
+        if seat is None:
+            return []
+        out: list[Action] = []
+        for entry in self.legal(seat):
+            kind = entry["kind"]
+            if kind in ("open", "raise"):
+                out += [Action(kind, a) for a in range(entry["min"], entry["max"] + 1)]
+            elif kind == "draw":
+                out += [Action(kind, cards=c) for n in range(entry["max"] + 1)
+                        for c in combinations(self.cards[seat], n)]
+            else:
+                out.append(Action(kind))
+        return out
+
     def _may_raise(self, seat: int) -> bool:
         if not self.may_raise[seat] or self.stacks[seat] <= self.current_bet - self.bets[seat]:
             return False
@@ -303,6 +329,7 @@ class TurkishPoker:
             self._opening(seat, action)
         else:
             self._bet(seat, action)
+        self.decisions += 1
 
     def _illegal(self, seat: int, action: Action) -> IllegalAction:
         kinds = ", ".join(a["kind"] for a in self.legal(seat))
@@ -471,6 +498,7 @@ class TurkishPoker:
         if self.is_over or seat != self.current_seat:
             raise IllegalAction(f"seat {seat} is not to act")
         self._emit(ev.Faulted(seat, label))
+        self.decisions += 1
         self._fold(seat, forced=True)
 
     def forfeit(self, seat: int, label: str) -> None:
@@ -478,6 +506,7 @@ class TurkishPoker:
         if self.is_over or self.out[seat]:
             return
         self.out[seat] = True
+        self.left.append((seat, self.decisions))
         self._emit(ev.Forfeited(seat, label))
         if not self.folded[seat]:
             self._fold(seat, forced=True)
@@ -499,9 +528,10 @@ class TurkishPoker:
         return tuple(not out for out in self.out)
 
     def outcome(self) -> Outcome:
-        """Places by net chips, the net chips, and the hands played (``units``)."""
+        """Places (by net chips; forfeited seats below, by when they left), the net
+        chips, and the hands played (``units``)."""
         scores = tuple(self.net)
-        return Outcome(places_from(scores, tuple(self.out)), tuple(float(x) for x in scores),
+        return Outcome(places_from(scores, self.left), tuple(float(x) for x in scores),
                        self.hand if self.is_over else self.hand + 1)
 
     def view(self, seat: int) -> dict[str, Any]:

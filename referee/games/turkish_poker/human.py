@@ -46,6 +46,22 @@ def _event(e: dict[str, Any]) -> str:
     return f"seat {e['seat']} {e['kind']}s{amount}" + (" (all in)" if e.get("all_in") else "")
 
 
+def judge(view: dict[str, Any], wire: dict[str, Any]) -> str | None:
+    """Why the action ``wire`` is not allowed where ``view`` is (its ``legal`` entries and
+    cards), or None."""
+    kind = wire["kind"]
+    entry = next((e for e in view["legal"] if e["kind"] == kind), None)
+    if entry is None:
+        return f"{kind} is not allowed now: you may {' | '.join(map(_legal, view['legal']))}"
+    if kind in FIELD and not entry["min"] <= wire[FIELD[kind]] <= entry["max"]:
+        return f"{kind} {wire[FIELD[kind]]} is outside {entry['min']}..{entry['max']}"
+    if kind == "draw":
+        cards = wire["cards"]
+        if len(set(cards)) != len(cards) or not set(cards) <= set(view["cards"]):
+            return f"draw {' '.join(cards)}: not distinct cards of your hand"
+    return None
+
+
 def describe(view: dict[str, Any]) -> str:
     """The view (this package's SPEC.md) as lines, ending with what may be typed."""
     seats = range(view["players"])

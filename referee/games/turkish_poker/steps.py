@@ -51,6 +51,7 @@ class _Table(TableSteps):
         self.pot = 0
         self.folded = [False] * players
         self.out = [False] * players
+        self._views: dict[int, tuple[Any, SeatView]] = {}  # seat: (its state, its view)
         self.hand = 0
         self.drawing = False
 
@@ -177,13 +178,19 @@ class _Table(TableSteps):
         return (Pile("pot", (), f"{self.pot} chips"),)
 
     def seat_view(self, seat: int) -> SeatView:
+        status = ("out" if self.out[seat] else "folded" if self.folded[seat]
+                  else "all-in" if self.stacks[seat] == 0 and self.pot else "")
+        key = (tuple(self.hands[seat]), self.shown[seat], self.stacks[seat], self.bets[seat],
+               status)
+        # Most steps change one seat: the others' views are the ones already made.
+        if self._views.get(seat, (None,))[0] == key:
+            return self._views[seat][1]
         seen = None if self.shown[seat] else (seat,)
         row = tuple(Card(c, seen) for c in self.hands[seat])
         bet = f", bet {self.bets[seat]}" if self.bets[seat] else ""
-        info = f"stack {self.stacks[seat]}{bet}"
-        status = ("out" if self.out[seat] else "folded" if self.folded[seat]
-                  else "all-in" if self.stacks[seat] == 0 and self.pot else "")
-        return SeatView((row,), status, info)
+        view = SeatView((row,), status, f"stack {self.stacks[seat]}{bet}")
+        self._views[seat] = (key, view)
+        return view
 
 
 _HANDLERS = {

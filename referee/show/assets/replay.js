@@ -94,7 +94,29 @@
                     () => { stop(); show(state.step + 1); }),
              button("last", "\u25b6|", "last step (End)", () => { stop(); show(lastStep()); }),
              slider, section("stepno"), speed, view);
+    const jumps = section("jumps");
+    jumps.append(el("span", "label", "next:"),
+                 button("nextdeal", "deal", "next deal: a new hand or round (d)", () => jump("deal")),
+                 button("nextresult", "result", "next result: a showdown, the end of a hand or round (r)",
+                        () => jump("result")),
+                 button("nextfault", "fault", "next fault (f)", () => jump("fault")));
+    c.append(jumps);
     return c;
+  }
+  // Where the jumps go, from what every game's steps say: a deal is a step no seat acted in
+  // that decides nothing; a result is a step with one; a fault is a step a fault is in.
+  const JUMPS = {
+    deal: (s) => s[1] === null && s[6] === null,
+    result: (s) => s[6] !== null,
+    fault: (s, k) => state.data.faults.some((f) => f.step === k),
+  };
+  function jump(kind) {
+    stop();
+    if (!state.data) return;
+    const steps = state.data.steps;
+    for (let k = state.step + 1; k < steps.length; k++) {
+      if (JUMPS[kind](steps[k], k)) { show(k); return; }
+    }
   }
   function lower() {
     const box = section("lower");
@@ -106,7 +128,8 @@
   function listNode(id, tag) { const n = el(tag); n.id = id; return n; }
   function legend() {
     return el("p", "legend",
-      "Keys: \u2190 \u2192 step, Home / End, space play / pause. A striped card is face down " +
+      "Keys: \u2190 \u2192 step, Home / End, space play / pause, d / r / f the next deal, " +
+      "result or fault. A striped card is face down " +
       "for the seat whose view is shown. A dashed card is one not every seat knows (its " +
       "tooltip says who does); a dotted outline marks a card its own seat has not seen.");
   }
@@ -186,9 +209,20 @@
     for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     const data = JSON.parse(await new Response(stream).text());
+    fillIn(data.steps);
     cache.set(game, data);
     if (cache.size > 4) cache.delete(cache.keys().next().value);
     return data;
+  }
+  // A seat or the piles written 0 are as in the step before; the history [n, ...new] is
+  // the step before's first n lines, then the new ones.
+  function fillIn(steps) {
+    steps.forEach((s, k) => {
+      const before = k ? steps[k - 1] : [0, 0, "", [], [], []];
+      s[3] = s[3].map((seat, n) => (seat === 0 ? before[3][n] : seat));
+      if (s[4] === 0) s[4] = before[4];
+      s[5] = before[5].slice(0, s[5][0]).concat(s[5].slice(1));
+    });
   }
   async function openGame(game, step) {
     stop();
@@ -236,8 +270,9 @@
     if (!d) return;
     const [, actor, text, seats, piles, history, result] = d.steps[state.step];
     byId("slider").value = state.step;
-    // Steps count from 0, as in `referee show` and the URL's step=.
-    byId("stepno").textContent = "step " + state.step + " of 0\u2013" + lastStep();
+    // Steps are numbered from 1, as `referee show` numbers them; the URL's step= is the
+    // index, from 0.
+    byId("stepno").textContent = "step " + (state.step + 1) + " of " + (lastStep() + 1);
     const time = d.times[state.step];
     const said = el("span", "said");
     said.append(...named(text));
@@ -351,7 +386,7 @@
     state.data.faults.forEach((f) => {
       const li = el("li");
       li.dataset.step = String(f.step);
-      const go = el("button", "", "step " + f.step); go.type = "button";
+      const go = el("button", "", "step " + (f.step + 1)); go.type = "button";
       go.addEventListener("click", () => { stop(); show(f.step); });
       li.append(go, el("b", "", f.label), document.createTextNode(" by " + f.bot + " (seat " + f.seat + ")" +
                 (f.detail ? ": " + f.detail : "") + (f.log ? " \u00b7 log " + f.log : "")));
@@ -384,6 +419,7 @@
     const acts = {
       ArrowRight: () => show(state.step + 1), ArrowLeft: () => show(state.step - 1),
       Home: () => show(0), End: () => show(lastStep()), " ": toggle,
+      d: () => jump("deal"), r: () => jump("result"), f: () => jump("fault"),
     };
     const act = acts[e.key];
     if (!act) return;

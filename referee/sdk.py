@@ -5,7 +5,7 @@ A Python bot is one file with an ``act(view)`` function::
     def act(view):
         return "call" if view.can_call else "pair 9"
 
-``referee run --bots mybot.py`` hosts such a file through ``protocol.host``, which
+``referee run --bots mybot.py`` hosts such a file through ``referee.sdkhost``, which
 calls ``run`` below. The SDK loads the game each ``game_start`` names from the registry
 (``referee.games``): ``act`` gets the view as that game decodes it, and may return what
 the game's local action parser reads (Polish Poker: ``"call"``, a declaration as text,
@@ -20,6 +20,15 @@ traceback goes to stderr (the bot's log) and the SDK answers with an ``error`` r
 the game's penalty for a fault and plays on. An exception in a hook is reported the same
 way, on the bot's next decision of that game (one in ``on_game_end`` is only logged).
 
+Options given on the referee's command line (``bots/mine.py,option.threshold=0.7``) come
+in the ``welcome`` message: ``info.options`` in ``on_game_start(info)`` holds them (a dict
+of strings), and ``referee.sdk.options()`` returns the same dict anywhere, ``act``
+included.
+
+The SDK waits for its ``welcome`` as long as the referee gives a bot to start
+(``REFEREE_START_TIMEOUT_MS``, the run's ``--start-timeout``), or DEFAULT_HELLO_TIMEOUT_MS
+where it is not said.
+
 At each game start the SDK seeds Python's ``random`` module (and numpy's global
 generator, if numpy is loaded) from the game's seed, so a bot that draws its
 randomness from them is reproducible.
@@ -33,7 +42,7 @@ import random
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import zmq
@@ -43,7 +52,7 @@ from protocol.messages import PROTOCOL_VERSION
 from referee.games import GameError, load_game, package
 from referee.games.api import Game
 
-HELLO_TIMEOUT_MS = 30_000
+DEFAULT_HELLO_TIMEOUT_MS = 30_000
 ERROR_CHARS = 1000  # of an error reply's text (the referee keeps less)
 
 
@@ -65,6 +74,21 @@ class GameInfo:
     order: tuple[int, ...] = ()
     places: tuple[int, ...] = ()
     scores: tuple[float, ...] | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+
+_options: dict[str, str] = {}  # from the welcome
+
+
+def options() -> dict[str, str]:
+    """The bot's options, as its ``welcome`` gave them (empty before it, or without)."""
+    return dict(_options)
+
+
+def hello_timeout_ms() -> int:
+    """How long to wait for the ``welcome``: the referee's start timeout."""
+    text = os.environ.get("REFEREE_START_TIMEOUT_MS", "")
+    return int(text) if text.isdigit() and int(text) > 0 else DEFAULT_HELLO_TIMEOUT_MS
 
 
 def seed_everything(seed: int) -> None:
@@ -119,11 +143,14 @@ def run(
         if name:
             hello["name"] = name
         sock.send(encode(hello))
-        if not sock.poll(HELLO_TIMEOUT_MS):
+        if not sock.poll(hello_timeout_ms()):
             raise BotError(f"no welcome from the referee at {endpoint}")
         reply = decode(sock.recv())
         if reply["type"] != "welcome":
             raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
+        given = reply.get("options")
+        if isinstance(given, dict):
+            _options.update({str(k): str(v) for k, v in given.items()})
         _serve(sock, act, on_game_start, on_notice, on_game_end)
     finally:
         sock.close()
@@ -225,7 +252,7 @@ def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
             sock.send(encode({"type": "action", "seq": msg["seq"], **body}))
         elif kind == "game_start":
             game = GameInfo(msg["game_id"], msg["game"], msg["seat"], msg["players"],
-                            msg["seed"], msg["params"])
+                            msg["seed"], msg["params"], options=options())
             seed_everything(game.seed)
             try:
                 rules = _load(msg["game"], msg["params"], loaded)
@@ -242,11 +269,12 @@ def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
                          GameInfo(game.game_id, game.game, game.seat, game.players,
                                   game.seed, game.params, tuple(msg.get("order", ())),
                                   tuple(msg.get("places", ())),
-                                  None if scores is None else tuple(scores)))
+                                  None if scores is None else tuple(scores),
+                                  options=options()))
             game, rules, failed = None, None, None
         elif kind == "bye":
             return
         # Other types are additions of a later protocol version: ignored (SPEC.md section 10).
 
 
-__all__ = ["BotError", "GameInfo", "notice_hook", "run", "seed_everything"]
+__all__ = ["BotError", "GameInfo", "notice_hook", "options", "run", "seed_everything"]

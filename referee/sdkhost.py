@@ -1,7 +1,8 @@
-"""Host a one-file Python bot: ``python -m protocol.host path/to/bot.py``.
+"""Host a one-file Python bot: ``python -m referee.sdkhost path/to/bot.py``.
 
-Loads the file as a module, takes its ``act`` and optional hooks (``on_game_start``,
-``on_notice``, ``on_game_end``), and serves the referee through the SDK.
+Loads the file as a module (its ``sys.argv``: the file, then any arguments after it),
+takes its ``act`` and optional hooks (``on_game_start``, ``on_notice``,
+``on_game_end``), and serves the referee through the SDK.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from protocol import sdk
+from referee import sdk
 
 EXIT_BAD_BOT = 2
 
@@ -61,9 +62,12 @@ def seed_kernel_cache() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m protocol.host BOT.py", file=sys.stderr)
+    """``BOT.py [ARG...]``: the bot sees ``[BOT.py, ARG...]`` as its ``sys.argv`` (the
+    ``arg=VALUE`` of its bot argument, ``referee.botargs``)."""
+    if not argv:
+        print("usage: python -m referee.sdkhost BOT.py [ARG...]", file=sys.stderr)
         return EXIT_BAD_BOT
+    sys.argv = list(argv)
     seed_kernel_cache()
     try:
         bot = load_bot(argv[0])
