@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator import declarations
+from evaluator.declarations import from_id, is_raise
 from referee.games import api
 from referee.games.api import CheckTurn, Param, Step, resolve_params
 from referee.games.polish_poker import check, human
@@ -83,10 +84,10 @@ class PolishPokerGame(api.Game):
 
     def judge_view(self, view: dict[str, Any], action: Raise | Call) -> str | None:
         """A call needs a declaration to call; a declaration must raise the round's."""
-        earlier = [declarations.from_id(d, self.ruleset) for _, d in view["history"]]
+        earlier = [from_id(d, self.ruleset) for _, d in view["history"]]
         if isinstance(action, Call):
             return None if earlier else "a call when there is nothing to call"
-        if declarations.is_raise(action.declaration, earlier, self.ruleset):
+        if is_raise(action.declaration, earlier, self.ruleset):
             return None
         return f"{action.declaration} does not raise {earlier[-1]}"
 
