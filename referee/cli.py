@@ -1004,6 +1004,62 @@ def check(
                                confined, limits))
 
 
+@app.command("play")
+def play_cmd(
+    bots: Annotated[list[str], typer.Option(
+        "--bots", help="The bots at the other seats (as for run); list them after one --bots.")],
+    more_bots: Annotated[list[str] | None, typer.Argument(hidden=True)] = None,
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
+    games: Annotated[int, typer.Option(help="Games to play.")] = 1,
+    seed: SeedOpt = None,
+    move_time: Annotated[str, typer.Option(help="Time per decision, yours too.")] = "10m",
+    sandbox: SandboxOpt = "auto",
+    out: OutOpt = None,
+) -> None:
+    """Take a seat yourself against bots, in this terminal: you see what that seat's bot
+    would see and type its actions; the games are journalled like any run's."""
+    from referee.humanseat import play_in_terminal
+
+    try:
+        kind = resolve_game(game, param, rules)
+        code = play_in_terminal(list(bots) + list(more_bots or []), kind, games, seed,
+                                move_time, sandbox, out)
+    except BotNotRunnable as exc:
+        raise fail(EXIT_BOT_START, str(exc)) from None
+    except BotStartError as exc:
+        raise fail(EXIT_BOT_START, str(exc)) from None
+    except (ConfigError, SecretError, BotFileError, SandboxError) as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    raise typer.Exit(code)
+
+
+@app.command("try")
+def try_cmd(
+    bot: Annotated[str, typer.Argument(help="Bot file (.py or executable).")],
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
+    games: Annotated[int, typer.Option(
+        help="Games against the bundled bots (rounded up to whole duplicate groups).")] = 12,
+    sandbox: SandboxOpt = "auto",
+    out: OutOpt = None,
+) -> None:
+    """Check a bot, then play a short match against the game's bundled bots: the
+    leaderboard and the replay page. The first thing to run on a new bot."""
+    from referee.tryout import try_bot
+
+    try:
+        code = try_bot(bot, resolve_game(game, param, rules), games, sandbox, out)
+    except BotNotRunnable as exc:
+        say(f"start and hello: {exc}", "FAIL ", to=console)
+        raise typer.Exit(EXIT_BOT_START) from None
+    except (ConfigError, BotFileError, SandboxError) as exc:
+        raise fail(EXIT_USAGE, str(exc)) from None
+    raise typer.Exit(code)
+
+
 @app.command()
 def verify(
     run_dir: Annotated[Path, typer.Argument(help="A run directory (holding games.jsonl).")],

@@ -13,6 +13,7 @@ engine, wire codecs, replay, check turns and replay steps; the bot-side SDK its
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -328,6 +329,31 @@ class Game:
     def rules_text(self) -> str:
         raise NotImplementedError
 
+    def describe(self, view: dict[str, Any]) -> str:
+        """``referee play``: a seat's wire view as text for the person playing it, ending
+        with the actions they may type (what ``parse_local_action`` reads)."""
+        return describe_view(view)
+
+    def describe_notice(self, notice: dict[str, Any]) -> str:
+        """``referee play``: a notice to the seat as one line for that person."""
+        return json.dumps(notice)
+
+    def judge_view(self, view: dict[str, Any], action: Any) -> str | None:
+        """``referee play``: why ``action`` (parsed) is illegal where ``view`` is, as far
+        as the view tells (the person is asked again); None: legal, or not known here
+        (the referee judges it)."""
+        return None
+
+
+def describe_view(view: Mapping[str, Any]) -> str:
+    """A view as text for a person, when its game has no ``describe``: one line a field.
+
+    >>> print(describe_view({"hand": [50], "history": []}))
+    hand: [50]
+    history: []
+    """
+    return "\n".join(f"{key}: {json.dumps(value)}" for key, value in view.items())
+
 
 def replay_transcript(game: Game, engine: Engine,
                       events: Sequence[dict[str, Any]]) -> Outcome:
@@ -365,5 +391,5 @@ def replay_transcript(game: Game, engine: Engine,
 
 __all__ = ["Card", "CheckTurn", "Engine", "FAULT_EVENT", "FORFEIT_EVENT", "Game",
            "IllegalAction", "Metric", "Outcome", "Param", "Pile", "SeatView", "Step",
-           "StepTable", "TableSteps", "group_steps", "next_active", "places_with_forfeits",
-           "replay_transcript", "resolve_params"]
+           "StepTable", "TableSteps", "describe_view", "group_steps", "next_active",
+           "places_with_forfeits", "replay_transcript", "resolve_params"]

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from evaluator import declarations
+from evaluator.declarations import from_id, is_raise
 from referee.games import api
 from referee.games.api import CheckTurn, Param, Step, resolve_params
-from referee.games.polish_poker import check
+from referee.games.polish_poker import check, human
 from referee.games.polish_poker.adapter import PolishEngine
 from referee.games.polish_poker.engine import (
     FORFEIT_PREFIX,
@@ -74,6 +75,21 @@ class PolishPokerGame(api.Game):
 
     def encode_action(self, action: Raise | Call) -> dict[str, Any]:
         return Action.to_wire(action)
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
+
+    def describe_notice(self, notice: dict[str, Any]) -> str:
+        return human.describe_notice(notice, self.ruleset)
+
+    def judge_view(self, view: dict[str, Any], action: Raise | Call) -> str | None:
+        """A call needs a declaration to call; a declaration must raise the round's."""
+        earlier = [from_id(d, self.ruleset) for _, d in view["history"]]
+        if isinstance(action, Call):
+            return None if earlier else "a call when there is nothing to call"
+        if is_raise(action.declaration, earlier, self.ruleset):
+            return None
+        return f"{action.declaration} does not raise {earlier[-1]}"
 
     def decode_view(self, payload: dict[str, Any], time_left_ms: int | None) -> View:
         return View.from_wire(payload, time_left_ms)

@@ -17,6 +17,7 @@ from typing import Any
 
 from referee.games import api
 from referee.games.api import CheckTurn, Metric, Param, Step, resolve_params
+from referee.games.six_card_golf import human
 from referee.games.six_card_golf.actions import Action, parse_action, parse_local_action
 from referee.games.six_card_golf.check import check_turns
 from referee.games.six_card_golf.engine import PLAYERS, SixCardGolf
@@ -55,6 +56,14 @@ class SixCardGolfGame(api.Game):
 
     def drive(self, engine: SixCardGolf, event: dict[str, Any]) -> bool:  # type: ignore[override]
         return drive(engine, event)
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
+
+    def judge_view(self, view: dict[str, Any], action: Action) -> str | None:
+        """The view's ``legal`` lists every legal action."""
+        wire = action.to_wire()
+        return None if wire in view["legal"] else f"{wire} is not among the legal actions here"
 
     def steps(self, players: int, events: Sequence[dict[str, Any]]) -> list[Step]:
         return golf_steps(players, self.read_events(events))

@@ -18,4 +18,8 @@ def load(params: Mapping[str, Any]) -> TurkishPokerGame:
     return TurkishPokerGame(dict(params))
 
 
-__all__ = ["GAME_PARAMS", "NAME", "TurkishPokerGame", "load"]
+# The bundled bots (modules) that `referee try` pits a new bot against.
+BUNDLED_BOTS = ("bots.turkish_poker.equity_bot", "bots.turkish_poker.rules_bot",
+                "bots.turkish_poker.random_bot")
+
+__all__ = ["BUNDLED_BOTS", "GAME_PARAMS", "NAME", "TurkishPokerGame", "load"]

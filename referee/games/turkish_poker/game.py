@@ -10,6 +10,7 @@ from typing import Any
 from evaluator.cards import parse_card
 from referee.games import api
 from referee.games.api import CheckTurn, Metric, Step, resolve_params
+from referee.games.turkish_poker import human
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
 from referee.games.turkish_poker.params import GAME_PARAMS
 from referee.games.turkish_poker.steps import turkish_steps
@@ -42,8 +43,17 @@ class TurkishPokerGame(api.Game):
         return parse_action(payload)
 
     def parse_local_action(self, value: Any) -> Action:
-        """What a Python bot's ``act`` returned: the same plain map as on the wire."""
+        """What a Python bot's ``act`` returned: the same plain map as on the wire, or
+        the text a person types (``human.action_from_text``)."""
+        if isinstance(value, str):
+            value = human.action_from_text(value)
         return value if isinstance(value, Action) else parse_action(value)
+
+    def describe(self, view: dict[str, Any]) -> str:
+        return human.describe(view)
+
+    def judge_view(self, view: dict[str, Any], action: Action) -> str | None:
+        return human.judge(view, action_payload(action))
 
     def encode_action(self, action: Action) -> dict[str, Any]:
         return action_payload(action)
