@@ -1,0 +1,255 @@
+"""``referee league``: make a league, register authors and bots, serve it, export it.
+
+Exit codes: 0 done; 1 a bot refused (its check failed, output printed); 2 bad input or a
+directory that is not (or already is) a league; 4 the league's files could not be
+written. ``serve`` ends with 0 when stopped (SIGINT, SIGTERM, or ``--once-games``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import shutil
+import tempfile
+import threading
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from leaderboards import inert
+from referee.config import ConfigError, parse_duration
+from referee.deals import new_run_seed, new_secret, private_run_dir, store_secret
+from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
+from referee.games import DEFAULT_GAME, load_game
+from referee.league import db
+from referee.process import BotFileError, BotLimits, bot_spec
+from referee.sandbox import SandboxError, resolve
+
+EXIT_REFUSED, EXIT_USAGE, EXIT_STORAGE = 1, 2, 4
+CHECK_MOVE_MS = 2000  # per scripted turn of the check a bot passes to enter the pool
+
+app = typer.Typer(help="A league: bots submitted at any time, games played continuously, "
+                       "a live leaderboard (preview: docs/league.md).",
+                  no_args_is_help=True)
+DirArg = Annotated[Path, typer.Argument(help="The league directory.")]
+
+
+def _fail(code: int, message: str) -> typer.Exit:
+    typer.echo(f"error: {inert.terminal(message)}", err=True)
+    return typer.Exit(code)
+
+
+def _open(league: Path):  # noqa: ANN202 - sqlite3.Connection
+    try:
+        return db.connect(league)
+    except db.LeagueError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
+
+
+@app.command()
+def init(
+    league: DirArg,
+    game: GameOpt = DEFAULT_GAME,
+    param: ParamOpt = None,
+    rules: RulesOpt = None,
+    players: Annotated[int | None, typer.Option(
+        help="Table size (default: the game's smallest).")] = None,
+    move_time: Annotated[str, typer.Option(help="Time allowed per move.")] = "1s",
+    time_bank: Annotated[str, typer.Option(help="Extra time per bot per game.")] = "5s",
+    max_faults: Annotated[int, typer.Option(help="Faults before a bot forfeits.")] = 3,
+    start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
+    sandbox: Annotated[str, typer.Option(help="auto, bwrap or none (as `run`).")] = "auto",
+    name: Annotated[str | None, typer.Option(help="The league's title.")] = None,
+) -> None:
+    """Make a league directory: its database, run directory and deal secret."""
+    try:
+        kind = resolve_game(game, param, rules)
+        seats = kind.seats[0] if players is None else players
+        if seats not in kind.seats:
+            raise ConfigError(f"{kind.name} is played by {kind.seats[0]}-{kind.seats[-1]} "
+                              f"players, not {seats}")
+        if max_faults < 1:
+            raise ConfigError("--max-faults must be at least 1")
+        confined = resolve(sandbox)[0]
+        settings = {
+            "name": name or league.name, "game": kind.name, "params": kind.params,
+            "players": seats, "move_ms": parse_duration(move_time),
+            "bank_ms": parse_duration(time_bank), "max_faults": max_faults,
+            "start_timeout_ms": parse_duration(start_timeout), "sandbox": confined,
+            "limits": asdict(_limits()), "seed": new_run_seed()}
+    except (ConfigError, SandboxError) as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
+    if league.exists() and any(league.iterdir()):
+        raise _fail(EXIT_USAGE, f"{league} exists and is not empty: give a new directory")
+    try:
+        league.mkdir(parents=True, exist_ok=True)
+        private_run_dir(league / db.RUN_DIR)
+        store_secret(league / db.RUN_DIR, new_secret())
+        (league / db.BOTS_DIR).mkdir()
+        con = db.connect(league, create=True)
+        db.put_settings(con, settings)
+        con.close()
+    except OSError as exc:
+        raise _fail(EXIT_STORAGE, f"cannot make {league}: {exc.strerror or exc}") from None
+    typer.echo(f"league {league}: {kind.name}, {seats} players a table, sandbox {confined}")
+
+
+def _limits() -> BotLimits:
+    """The limits `run` applies by default (its --limit-* options' defaults)."""
+    from referee.cli import make_limits  # the CLI's own resolution of them
+
+    return make_limits("2G", "0", 0, 256, "1M", None)
+
+
+@app.command("add-author")
+def add_author(league: DirArg,
+               name: Annotated[str, typer.Argument(help="The author's name.")]) -> None:
+    """Register an author; prints the author's token (shown once: only its hash is kept)."""
+    con = _open(league)
+    try:
+        typer.echo(db.add_author(con, name))
+    except db.LeagueError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
+    finally:
+        con.close()
+
+
+@app.command("add-bot")
+def add_bot(
+    league: DirArg,
+    file: Annotated[Path, typer.Argument(help="The bot file (.py or executable).")],
+    token: Annotated[str, typer.Option(help="The author's token (`add-author`).")],
+    name: Annotated[str | None, typer.Option(
+        help="The bot's name (default: the file's name without .py).")] = None,
+) -> None:
+    """Submit a bot (a new version if the author has one of this name): `referee check`
+    runs it in the league's sandbox first; a bot that fails is refused with its output."""
+    con = _open(league)
+    try:
+        author_id, author = db.author_of(con, token)
+        bot_name = name or file.stem
+        if not bot_name.isidentifier():
+            raise db.LeagueError(f"bot name {bot_name!r}: use letters, digits and '_' only")
+        if not file.is_file():
+            raise db.LeagueError(f"bot file not found: {file}")
+        row = _submit(con, league, author_id, author, bot_name, file)
+    except (db.LeagueError, BotFileError) as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
+    except _Refused as exc:
+        typer.echo(exc.output, nl=False)
+        raise _fail(EXIT_REFUSED, f"{file} is refused: it failed `referee check` "
+                                  "(above)") from None
+    finally:
+        con.close()
+    typer.echo(f"added {row.label}: in the pool")
+
+
+class _Refused(Exception):
+    def __init__(self, output: str):
+        super().__init__(output)
+        self.output = output
+
+
+def _submit(con, league: Path, author_id: int, author: str, name: str,  # noqa: ANN001
+            file: Path) -> db.BotRow:
+    """Copy the file in (content-addressed), check the copy, then enter it in the pool."""
+    from referee.check import run_check
+
+    data = file.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    home = league / db.BOTS_DIR / digest
+    target = home / file.name
+    if not target.is_file():
+        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=league / db.BOTS_DIR))
+        (staging / file.name).write_bytes(data)
+        (staging / file.name).chmod(0o555 if file.suffix != ".py" else 0o444)
+        staging.chmod(0o755)
+        try:
+            staging.rename(home)
+        except OSError:  # the same file, added meanwhile
+            shutil.rmtree(staging)
+    s = db.get_settings(con)
+    game = load_game(s["game"], s["params"])
+    out = io.StringIO()
+    console = Console(file=out, width=100, color_system=None, highlight=False)
+    code = run_check(bot_spec(name, target), game, CHECK_MOVE_MS, s["start_timeout_ms"],
+                     console, league / "checks" / digest / "logs", s["sandbox"],
+                     BotLimits(**s["limits"]))
+    if code != 0:
+        raise _Refused(out.getvalue())
+    return db.add_bot(con, author_id, author, name, target, digest)
+
+
+@app.command()
+def serve(
+    league: DirArg,
+    host: Annotated[str, typer.Option(help="Address the web app listens on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Its port.")] = 8000,
+    workers: Annotated[int, typer.Option(
+        help="Tables played at once (in this process).")] = 1,
+    once_games: Annotated[int, typer.Option(
+        help="Stop after this many games (0: run until stopped); for tests.")] = 0,
+) -> None:
+    """Play the league's games continuously and serve its live leaderboard."""
+    import uvicorn
+
+    from referee.league.play import League, PlayOptions
+    from referee.league.web import create_app
+
+    _open(league).close()
+    if workers < 1 or once_games < 0:
+        raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
+    loop = League(league, PlayOptions(workers=workers, once_games=once_games),
+                  warn=lambda m: typer.echo(inert.terminal(m), err=True))
+    server = uvicorn.Server(uvicorn.Config(create_app(league), host=host, port=port,
+                                           log_level="warning", lifespan="off"))
+
+    def play() -> None:
+        try:
+            loop.run()
+        finally:
+            server.should_exit = True  # the web app goes with the games
+
+    thread = threading.Thread(target=play, name="league-play")
+    thread.start()
+    try:
+        server.run()
+    finally:
+        loop.stop()
+        thread.join()
+    if loop.error is not None:
+        raise _fail(EXIT_STORAGE, f"the league stopped: {loop.error}")
+    typer.echo(f"stopped after {loop.played} games")
+
+
+@app.command()
+def export(league: DirArg,
+           out: Annotated[Path, typer.Argument(help="A new run directory.")]) -> None:
+    """Write a run directory of the league's games so far (`referee verify`, `rate`)."""
+    from referee.journal import repair_journal
+    from referee.league.play import reconcile
+
+    con = _open(league)
+    try:
+        reconcile(con, league)
+    finally:
+        con.close()
+    if out.exists():
+        raise _fail(EXIT_USAGE, f"{out} exists: give a new directory")
+    run = league / db.RUN_DIR
+    try:
+        if not (run / "config.json").is_file():
+            raise _fail(EXIT_USAGE, f"{league} has played no game yet: nothing to export")
+        private_run_dir(out)
+        # Games before transcripts: each game line copied has its transcript before it.
+        for name in ("config.json", "secret.key", "games.jsonl", "transcripts.jsonl"):
+            shutil.copy2(run / name, out / name)
+        repair_journal(out)
+    except OSError as exc:
+        raise _fail(EXIT_STORAGE, f"cannot write {out}: {exc.strerror or exc}") from None
+    games = sum(1 for _ in (out / "games.jsonl").open("rb"))
+    typer.echo(json.dumps({"exported": str(out), "games": games}))

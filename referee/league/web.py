@@ -1,0 +1,74 @@
+"""The league's web app (Starlette): the live leaderboard page and its JSON.
+
+Starlette because it is small (one dependency, no ORM or templates we would not use),
+well kept (the base of FastAPI), ASGI (served by uvicorn, in the same process as the
+league's loop) and testable against a real server. Every page is built by the existing
+leaderboard code (``leaderboards.html``), which makes everything a bot named or wrote
+inert text: data, never markup. The report is rebuilt only when the number of recorded
+games has changed.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from leaderboards import inert
+from leaderboards.html import to_html
+from leaderboards.report import Report
+from leaderboards.writers import to_json
+from referee.league import db
+from referee.league.play import current_report
+
+API_SCHEMA_VERSION = 1
+
+
+class _Reports:
+    """The last report built, by the number of games it rates."""
+
+    def __init__(self, league: Path):
+        self.league = league
+        self._lock = threading.Lock()
+        self._cached: tuple[int, Report | None, list[db.BotRow]] | None = None
+
+    def get(self) -> tuple[int, Report | None, list[db.BotRow]]:
+        with self._lock:
+            con = db.connect(self.league)
+            try:
+                games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+                bots = db.bots(con)
+                if self._cached is None or self._cached[0] != games \
+                        or self._cached[2] != bots:
+                    self._cached = (games, current_report(con), bots)
+                return self._cached
+            finally:
+                con.close()
+
+
+def create_app(league: Path) -> Starlette:
+    reports = _Reports(league)
+
+    def page(request: Request) -> Response:
+        _, report, bots = reports.get()
+        if report is None:
+            listed = "".join(f"<li>{inert.html(b.label)}</li>" for b in bots if b.active)
+            return HTMLResponse(f"<!doctype html><title>League</title><h1>No game yet"
+                                f"</h1><p>Bots in the pool:</p><ul>{listed}</ul>")
+        return HTMLResponse(to_html(report))
+
+    def leaderboard(request: Request) -> Response:
+        games, report, bots = reports.get()
+        doc: dict[str, Any] = {
+            "schema_version": API_SCHEMA_VERSION, "games": games,
+            "bots": [{"bot": b.label, "author": b.author, "name": b.name,
+                      "version": b.version, "active": b.active} for b in bots],
+            "leaderboard": None if report is None else to_json(report)}
+        return JSONResponse(doc)
+
+    return Starlette(routes=[Route("/", page), Route("/api/leaderboard", leaderboard)])
