@@ -66,6 +66,8 @@ def init(
     name: Annotated[str | None, typer.Option(help="The league's title.")] = None,
 ) -> None:
     """Make a league directory: its database, run directory and deal secret."""
+    if league.exists() and any(league.iterdir()):
+        raise _fail(EXIT_USAGE, f"{league} exists and is not empty: give a new directory")
     try:
         kind = resolve_game(game, param, rules)
         seats = kind.seats[0] if players is None else players
@@ -83,8 +85,6 @@ def init(
             "limits": asdict(_limits()), "seed": new_run_seed()}
     except (ConfigError, SandboxError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
-    if league.exists() and any(league.iterdir()):
-        raise _fail(EXIT_USAGE, f"{league} exists and is not empty: give a new directory")
     try:
         league.mkdir(parents=True, exist_ok=True)
         private_run_dir(league / db.RUN_DIR)
@@ -156,31 +156,33 @@ class _Refused(Exception):
 
 def _submit(con, league: Path, author_id: int, author: str, name: str,  # noqa: ANN001
             file: Path) -> db.BotRow:
-    """Copy the file in (content-addressed), check the copy, then enter it in the pool."""
+    """Check a copy of the file; if it passes, keep the copy (content-addressed: the
+    file a game runs is the file that was checked) and enter it in the pool."""
     from referee.check import run_check
 
     data = file.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     home = league / db.BOTS_DIR / digest
-    target = home / file.name
-    if not target.is_file():
-        staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=league / db.BOTS_DIR))
+    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=league / db.BOTS_DIR))
+    try:
         (staging / file.name).write_bytes(data)
-        (staging / file.name).chmod(0o555 if file.suffix != ".py" else 0o444)
-        staging.chmod(0o755)
-        try:
-            staging.rename(home)
-        except OSError:  # the same file, added meanwhile
-            shutil.rmtree(staging)
-    s = db.get_settings(con)
-    game = load_game(s["game"], s["params"])
-    out = io.StringIO()
-    console = Console(file=out, width=100, color_system=None, highlight=False)
-    code = run_check(bot_spec(name, target), game, CHECK_MOVE_MS, s["start_timeout_ms"],
-                     console, league / "checks" / digest / "logs", s["sandbox"],
-                     BotLimits(**s["limits"]))
-    if code != 0:
-        raise _Refused(out.getvalue())
+        (staging / file.name).chmod(0o444 if file.suffix == ".py" else 0o555)
+        staging.chmod(0o755)  # the bot's own user (--run-as) reads it
+        s = db.get_settings(con)
+        out = io.StringIO()
+        console = Console(file=out, width=100, color_system=None, highlight=False)
+        code = run_check(bot_spec(name, staging / file.name),
+                         load_game(s["game"], s["params"]), CHECK_MOVE_MS,
+                         s["start_timeout_ms"], console, league / "checks" / digest / "logs",
+                         s["sandbox"], BotLimits(**s["limits"]))
+        if code != 0:
+            raise _Refused(out.getvalue())
+        target = home / file.name
+        if not target.exists():  # else the same file is there already
+            home.mkdir(mode=0o755, exist_ok=True)
+            (staging / file.name).rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     return db.add_bot(con, author_id, author, name, target, digest)
 
 

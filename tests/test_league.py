@@ -1,0 +1,175 @@
+"""The league (``referee league``): the commands as subprocesses, a real SQLite file,
+real bot processes in the real sandbox, a real uvicorn server on 127.0.0.1, and a
+``kill -9`` of it mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from referee.journal import read_games
+from referee.verify import verify_run
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+REFEREE = str(BIN / "referee")
+CALLER, RANDOM = (ROOT / "bots" / f"{b}.py" for b in ("caller", "random_bot"))
+ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
+WAIT_S = 90  # for games on a loaded machine; a healthy run takes a few seconds
+
+
+def referee(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "COLUMNS": "200"}
+    return subprocess.run([REFEREE, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def db_games(league: Path) -> list[int]:
+    con = sqlite3.connect(league / "league.db")
+    try:
+        return [g for (g,) in con.execute("SELECT game FROM games ORDER BY game")]
+    finally:
+        con.close()
+
+
+def journal_games(league: Path) -> list[int]:
+    return [r["game"] for r in read_games(league / "run")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port: int, path: str) -> bytes:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
+        return resp.read()
+
+
+def wait_for(what, timeout: float = WAIT_S):  # noqa: ANN001, ANN201
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = what()
+        except OSError:  # the server is not listening yet
+            value = None
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A polish-poker league with alice's two bots in the pool; (dir, alice's token)."""
+    home = tmp_path_factory.mktemp("league") / "L"
+    done = referee("league", "init", home, "--move-time", "3s")
+    assert done.returncode == 0, done.stderr
+    token = referee("league", "add-author", home, "alice").stdout.strip()
+    for bot in (CALLER, RANDOM):
+        done = referee("league", "add-bot", home, bot, "--token", token)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return home, token
+
+
+def test_init_refuses_a_used_directory(league: tuple[Path, str]) -> None:
+    done = referee("league", "init", league[0])
+    assert done.returncode == 2 and "not empty" in done.stderr
+
+
+def test_authors_tokens_and_a_broken_bot(league: tuple[Path, str]) -> None:
+    home, token = league
+    con = sqlite3.connect(home / "league.db")
+    stored = [h for (h,) in con.execute("SELECT token_sha256 FROM authors")]
+    assert token not in stored and len(stored) == 1  # only the hash is kept
+    done = referee("league", "add-author", home, "alice")
+    assert done.returncode == 2 and "already registered" in done.stderr
+    done = referee("league", "add-bot", home, CALLER, "--token", "not-a-token")
+    assert done.returncode == 2 and "unknown token" in done.stderr
+    done = referee("league", "add-bot", home, ILLEGAL, "--token", token)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL" in done.stdout and "illegal action" in done.stdout  # the check's output
+    assert "refused" in done.stderr
+    names = [n for (n,) in con.execute("SELECT name FROM bots")]
+    assert names == ["caller", "random_bot"]
+    con.close()
+
+
+def test_a_new_version_retires_the_old(league: tuple[Path, str]) -> None:
+    home, token = league
+    done = referee("league", "add-bot", home, CALLER, "--token", token)
+    assert done.returncode == 0 and "alice.caller.v2" in done.stdout
+    con = sqlite3.connect(home / "league.db")
+    active = dict(con.execute("SELECT label, active FROM bots"))
+    con.close()
+    assert active == {"alice.caller.v1": 0, "alice.random_bot.v1": 1, "alice.caller.v2": 1}
+    stored = sorted((home / "bots").iterdir())
+    assert len(stored) == 2 and not any(p.name.startswith(".") for p in stored)
+
+
+def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> None:
+    """Games are played and shown; a kill -9 mid-run loses no finished game, and the
+    restart counts none twice; the export verifies and rates."""
+    home, _ = league
+    port = free_port()
+    server = subprocess.Popen([REFEREE, "league", "serve", str(home), "--port", str(port),
+                               "--workers", "2"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        doc = wait_for(lambda: (d := json.loads(get(port, "/api/leaderboard")))["games"]
+                       >= 2 and d)
+        bots = {row["bot"] for row in doc["leaderboard"]["rows"]}
+        assert {"alice.caller.v2", "alice.random_bot.v1"} <= bots
+        assert "alice.caller.v1" not in {b["bot"] for b in doc["bots"] if b["active"]}
+        page = get(port, "/").decode()
+        assert "alice.random_bot.v1" in page and "<script" not in page.split("<body")[0]
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)  # the server and its bots, mid-game
+        server.wait()
+    journalled, recorded = journal_games(home), db_games(home)
+    assert recorded and set(recorded) <= set(journalled)
+    # The window a kill can hit: a game journalled, not yet in the database.
+    con = sqlite3.connect(home / "league.db")
+    with con:
+        con.execute("DELETE FROM game_seats WHERE game = ?", (recorded[-1],))
+        con.execute("DELETE FROM games WHERE game = ?", (recorded[-1],))
+    con.close()
+    done = subprocess.run([REFEREE, "league", "serve", str(home), "--port",
+                           str(free_port()), "--once-games", "2"],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    journalled = journal_games(home)
+    assert max(Counter(journalled).values()) == 1  # no game journalled twice
+    assert db_games(home) == sorted(journalled)  # every game, once
+    assert len(journalled) >= len(recorded) + 2
+    con = sqlite3.connect(home / "league.db")
+    seats = con.execute("SELECT COUNT(*) FROM game_seats").fetchone()[0]
+    con.close()
+    assert seats == 2 * len(journalled)
+
+    out = tmp_path / "export"
+    done = referee("league", "export", home, out)
+    assert done.returncode == 0, done.stderr
+    report = verify_run(out, complete=True)
+    assert report.games == len(journalled)
+    done = referee("rate", out)
+    assert done.returncode == 0, done.stderr
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert {"alice.caller.v1", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]} \
+        or {"alice.caller.v2", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]}
