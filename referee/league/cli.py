@@ -21,7 +21,7 @@ import typer
 from rich.console import Console
 
 from leaderboards import inert
-from referee.config import ConfigError, parse_duration
+from referee.config import ConfigError, memory_limit_mb, parse_duration, parse_size
 from referee.deals import new_run_seed, new_secret, private_run_dir, store_secret
 from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
 from referee.games import DEFAULT_GAME, load_game
@@ -100,9 +100,8 @@ def init(
 
 def _limits() -> BotLimits:
     """The limits `run` applies by default (its --limit-* options' defaults)."""
-    from referee.cli import make_limits  # the CLI's own resolution of them
-
-    return make_limits("2G", "0", 0, 256, "1M", None)
+    return BotLimits(memory_mb=memory_limit_mb("2G"), files=256, log_bytes=parse_size("1M"),
+                     disk_mb=parse_size("64M") >> 20)
 
 
 @app.command("add-author")
@@ -194,7 +193,8 @@ def serve(
     workers: Annotated[int, typer.Option(
         help="Tables played at once (in this process).")] = 1,
     once_games: Annotated[int, typer.Option(
-        help="Stop after this many games (0: run until stopped); for tests.")] = 0,
+        help="Stop after the batch that makes this many games (0: run until "
+             "stopped); for tests.")] = 0,
 ) -> None:
     """Play the league's games continuously and serve its live leaderboard."""
     import uvicorn

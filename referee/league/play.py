@@ -39,7 +39,7 @@ SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults"
 @dataclass(frozen=True)
 class PlayOptions:
     workers: int = 1  # tables at once (games in play), in this process's runner
-    once_games: int = 0  # stop after this many games in this session (0: never)
+    once_games: int = 0  # stop after the batch that makes this many games (0: never)
 
 
 def reconcile(con: sqlite3.Connection, league: Path) -> int:
@@ -102,15 +102,12 @@ class League:
         self.played = 0  # games recorded in this session
         self.rng = random.Random()
         self._stop = threading.Event()
-        self._runner: Runner | None = None
         self.error: BaseException | None = None  # what ended the loop, if not a stop
 
     def stop(self) -> None:
-        """Start no more games; those in progress finish and are recorded."""
+        """Start no batch more: the batch in play finishes (so its duplicate groups are
+        whole, and rated) and is recorded."""
         self._stop.set()
-        runner = self._runner
-        if runner is not None:
-            runner.stop()
 
     @property
     def stopped(self) -> bool:
@@ -141,15 +138,8 @@ class League:
                                 settings["seed"], self.rng)
         except NotEnoughBots:
             return False
-        runner = Runner(run_config(self.con, self.league, len(games), self.options.workers),
-                        progress=self._recorded, schedule=games, warn=self.warn)
-        self._runner = runner
-        if self._stop.is_set():
-            return True
-        try:
-            runner.run()
-        finally:
-            self._runner = None
+        Runner(run_config(self.con, self.league, len(games), self.options.workers),
+               progress=self._recorded, schedule=games, warn=self.warn).run()
         refit(self.con)
         return True
 
