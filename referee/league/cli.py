@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import shutil
+import signal
 import tempfile
 import threading
 from dataclasses import asdict
@@ -216,6 +217,10 @@ def serve(
         finally:
             server.should_exit = True  # the web app goes with the games
 
+    # uvicorn handles SIGINT/SIGTERM, then raises the signal again to the handler it
+    # found: this one, which lets the batch in play finish instead of dying mid-game.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: loop.stop())
     thread = threading.Thread(target=play, name="league-play")
     thread.start()
     try:
