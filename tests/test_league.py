@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import signal
 import socket
 import sqlite3
@@ -19,6 +20,8 @@ from pathlib import Path
 import pytest
 
 from referee.journal import read_games
+from referee.league import db
+from referee.league.matchmaker import NotEnoughBots, next_groups
 from referee.verify import verify_run
 
 pytest.importorskip("starlette")
@@ -137,6 +140,8 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
         bots = {row["bot"] for row in doc["leaderboard"]["rows"]}
         assert {"alice.caller.v2", "alice.random_bot.v1"} <= bots
         assert "alice.caller.v1" not in {b["bot"] for b in doc["bots"] if b["active"]}
+        second = referee("league", "serve", home, "--port", free_port())
+        assert second.returncode == 2 and "another" in second.stderr  # one writer
         page = get(port, "/").decode()
         assert "alice.random_bot.v1" in page and "<script" not in page.split("<body")[0]
     finally:
@@ -173,3 +178,31 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     board = json.loads((out / "leaderboard.json").read_text())
     assert {"alice.caller.v1", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]} \
         or {"alice.caller.v2", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]}
+
+
+def test_matchmaker_seats_the_fewest_games_first() -> None:
+    rng = random.Random(1)
+    games = next_groups({10: 5, 11: 0, 12: 1, 13: 9}, [10, 11, 12, 13], players=2, tables=2,
+                        first_game=7, league_seed=3, rng=rng)
+    # Table 1: bots 11 and 12 (positions 1, 2), both seat orders on one deal; then the
+    # fewest again, counting those: still 11 (now 2 games) and 12 (3), not 10 (5).
+    assert [(g.index, g.seating, g.group, g.group_size) for g in games] == [
+        (7, (1, 2), 7, 2), (8, (2, 1), 7, 2), (9, (1, 2), 9, 2), (10, (2, 1), 9, 2)]
+    assert games[0].seed == games[1].seed != games[2].seed
+    with pytest.raises(NotEnoughBots):
+        next_groups({10: 0}, [10], 2, 1, 0, 3, rng)
+    late = next_groups({10: 9, 11: 9, 12: 0}, [10, 11, 12], 2, 1, 0, 3, rng)
+    assert 2 in late[0].seating  # a new submission plays first
+
+
+def test_schema_is_versioned_and_a_newer_one_refused(tmp_path: Path) -> None:
+    con = db.connect(tmp_path, create=True)
+    assert con.execute("SELECT version FROM schema_version").fetchall() == \
+        [(db.SCHEMA_VERSION,)]
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.execute("UPDATE schema_version SET version = ?", (db.SCHEMA_VERSION + 1,))
+    con.close()
+    with pytest.raises(db.LeagueError, match="upgrade the referee"):
+        db.connect(tmp_path)
+    with pytest.raises(db.LeagueError, match="not a league directory"):
+        db.connect(tmp_path / "elsewhere")

@@ -206,8 +206,11 @@ def serve(
     _open(league).close()
     if workers < 1 or once_games < 0:
         raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
-    loop = League(league, PlayOptions(workers=workers, once_games=once_games),
-                  warn=lambda m: typer.echo(inert.terminal(m), err=True))
+    try:
+        loop = League(league, PlayOptions(workers=workers, once_games=once_games),
+                      warn=lambda m: typer.echo(inert.terminal(m), err=True))
+    except db.LeagueError as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
     server = uvicorn.Server(uvicorn.Config(create_app(league), host=host, port=port,
                                            log_level="warning", lifespan="off"))
 
@@ -242,7 +245,7 @@ def export(league: DirArg,
 
     con = _open(league)
     try:
-        reconcile(con, league)
+        reconcile(con, league, repair=False)  # a server may be writing the journal
     finally:
         con.close()
     if out.exists():

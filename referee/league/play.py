@@ -14,6 +14,8 @@ one recorded, so an abandoned game's index may be used again: it was never journ
 
 from __future__ import annotations
 
+import fcntl
+import os
 import random
 import sqlite3
 import threading
@@ -32,6 +34,7 @@ from referee.process import BotLimits, bot_spec
 from referee.rundir import GAMES_FILE
 from referee.runner import Runner
 
+LOCK_FILE = "serve.lock"
 IDLE_S = 1.0  # wait between looks at the pool while it is too small for a table
 SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults")
 
@@ -42,12 +45,15 @@ class PlayOptions:
     once_games: int = 0  # stop after the batch that makes this many games (0: never)
 
 
-def reconcile(con: sqlite3.Connection, league: Path) -> int:
-    """Insert into the database the journalled games it lacks; how many."""
+def reconcile(con: sqlite3.Connection, league: Path, repair: bool = True) -> int:
+    """Insert into the database the journalled games it lacks; how many. ``repair``
+    (only by the journal's one writer, ``League``): cut a torn last line off first;
+    without, it is skipped."""
     run_dir = league / db.RUN_DIR
     if not (run_dir / GAMES_FILE).is_file():
         return 0
-    repair_journal(run_dir)
+    if repair:
+        repair_journal(run_dir)
     return db.record_games(con, read_games(run_dir))
 
 
@@ -92,12 +98,25 @@ def run_config(con: sqlite3.Connection, league: Path, games: int, workers: int
         event=s["name"])
 
 
+def _lock_league(league: Path) -> int:
+    """An exclusive lock on the league's games (held until closed): the journal has one
+    writer. LeagueError if another process holds it."""
+    fd = os.open(league / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise db.LeagueError(f"another `referee league serve` is playing {league}") from None
+    return fd
+
+
 class League:
     """Plays the league's games until ``stop()`` (or ``once_games`` are played)."""
 
     def __init__(self, league: Path, options: PlayOptions,
                  warn: Callable[[str], None] | None = None):
         self.league, self.options, self.warn = league, options, warn
+        self._lock = _lock_league(league)
         self.con = db.connect(league)
         self.played = 0  # games recorded in this session
         self.rng = random.Random()
@@ -125,6 +144,7 @@ class League:
             raise
         finally:
             self.con.close()
+            os.close(self._lock)
 
     def _batch(self) -> bool:
         """Play one batch; False if the pool is too small for a table."""
