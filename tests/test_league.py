@@ -21,7 +21,7 @@ import pytest
 
 from referee.journal import read_games
 from referee.league import db
-from referee.league.matchmaker import NotEnoughBots, next_groups
+from referee.league.matchmaker import NotEnoughBots, next_groups, unfinished_groups
 from referee.verify import verify_run
 
 pytest.importorskip("starlette")
@@ -167,6 +167,9 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     seats = con.execute("SELECT COUNT(*) FROM game_seats").fetchone()[0]
     con.close()
     assert seats == 2 * len(journalled)
+    groups = Counter(r["group"] for r in read_games(home / "run"))
+    sizes = {r["group"]: r["group_size"] for r in read_games(home / "run")}
+    assert groups == sizes  # a group the kill cut short was completed on restart
 
     out = tmp_path / "export"
     done = referee("league", "export", home, out)
@@ -193,6 +196,19 @@ def test_matchmaker_seats_the_fewest_games_first() -> None:
         next_groups({10: 0}, [10], 2, 1, 0, 3, rng)
     late = next_groups({10: 9, 11: 9, 12: 0}, [10, 11, 12], 2, 1, 0, 3, rng)
     assert 2 in late[0].seating  # a new submission plays first
+
+
+def test_unfinished_groups_are_completed_on_their_deal() -> None:
+    index = {"a": 0, "b": 1, "c": 2, "d": 3}
+    records = [
+        {"game": 0, "group": 0, "group_size": 2, "seed": 5, "seats": ["a", "b"]},
+        {"game": 1, "group": 0, "group_size": 2, "seed": 5, "seats": ["b", "a"]},
+        {"game": 2, "group": 2, "group_size": 4, "seed": 6, "seats": ["d", "a", "c", "b"]},
+        {"game": 3, "group": 2, "group_size": 4, "seed": 6, "seats": ["a", "c", "b", "d"]},
+    ]
+    games = unfinished_groups(records, index, first_game=4)
+    assert [(g.index, g.seating, g.seed, g.group, g.group_size) for g in games] == [
+        (4, (2, 1, 3, 0), 6, 2, 4), (5, (1, 3, 0, 2), 6, 2, 4)]  # the missing rotations
 
 
 def test_schema_is_versioned_and_a_newer_one_refused(tmp_path: Path) -> None:

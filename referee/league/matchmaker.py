@@ -5,14 +5,16 @@ games (recorded or already scheduled in this batch), and filled with the active 
 with the fewest games after it, ties broken at random; so a new submission plays until
 it has caught up with the field, and every active bot keeps playing. Each table is one
 duplicate group, as in ``run``: every seat order of its bots (rotations from 4 players
-up, ``referee.schedule.table_seatings``) on one deal. Intervals and uncertain pairs do
-not steer the choice yet.
+up, ``referee.schedule.table_seatings``) on one deal; a group a ``kill -9`` left short
+is completed first when the league starts again (``unfinished_groups``). Intervals and
+uncertain pairs do not steer the choice yet.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from referee.schedule import ScheduledGame, game_seed, table_seatings
 
@@ -49,4 +51,28 @@ def next_groups(games: Mapping[int, int], index: Sequence[int], players: int, ta
             number += 1
         for bot in table:
             counts[bot] += len(seatings)
+    return out
+
+
+def unfinished_groups(records: Sequence[Mapping[str, Any]], index: Mapping[str, int],
+                      first_game: int) -> list[ScheduledGame]:
+    """The games that complete the duplicate groups a stop left short (a ``kill -9``
+    mid-group): each missing seat order of the group's bots on the group's deal, numbered
+    from ``first_game``. ``index``: bot name -> its position in the run's bot list."""
+    groups: dict[int, list[Mapping[str, Any]]] = {}
+    for rec in records:
+        groups.setdefault(rec["group"], []).append(rec)
+    out: list[ScheduledGame] = []
+    number = first_game
+    for group, recs in sorted(groups.items()):
+        first = recs[0]
+        if len(recs) >= first["group_size"]:
+            continue
+        played = {tuple(index[s] for s in r["seats"]) for r in recs}
+        # Rotations of any of the group's seatings are the group's (every order, to 3).
+        for seating in table_seatings(tuple(index[s] for s in first["seats"])):
+            if seating not in played:
+                out.append(ScheduledGame(number, seating, first["seed"], group,
+                                         first["group_size"]))
+                number += 1
     return out

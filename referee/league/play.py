@@ -29,10 +29,11 @@ from referee.config import RunConfig
 from referee.deals import load_secret
 from referee.journal import read_games, repair_journal
 from referee.league import db
-from referee.league.matchmaker import NotEnoughBots, next_groups
+from referee.league.matchmaker import NotEnoughBots, next_groups, unfinished_groups
 from referee.process import BotLimits, bot_spec
 from referee.rundir import GAMES_FILE
 from referee.runner import Runner
+from referee.schedule import ScheduledGame
 
 LOCK_FILE = "serve.lock"
 IDLE_S = 1.0  # wait between looks at the pool while it is too small for a table
@@ -136,6 +137,11 @@ class League:
         try:
             reconcile(self.con, self.league)
             refit(self.con)
+            positions = {b.label: i for i, b in enumerate(db.bots(self.con))}
+            short = unfinished_groups(db.game_records(self.con), positions,
+                                      db.next_game(self.con))
+            if short:
+                self._play(short)
             while not self._stop.is_set():
                 if not self._batch():
                     self._stop.wait(IDLE_S)
@@ -158,10 +164,13 @@ class League:
                                 settings["seed"], self.rng)
         except NotEnoughBots:
             return False
+        self._play(games)
+        return True
+
+    def _play(self, games: list[ScheduledGame]) -> None:
         Runner(run_config(self.con, self.league, len(games), self.options.workers),
                progress=self._recorded, schedule=games, warn=self.warn).run()
         refit(self.con)
-        return True
 
     def _recorded(self, runner: Runner, record: dict[str, Any]) -> None:
         """A game is in the journal: now into the database."""
