@@ -13,6 +13,8 @@ import sqlite3
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
@@ -22,6 +24,7 @@ import pytest
 from referee.journal import read_games
 from referee.league import db
 from referee.league.matchmaker import NotEnoughBots, next_groups, unfinished_groups
+from referee.league.submit import MAX_BOT_BYTES
 from referee.verify import verify_run
 
 pytest.importorskip("starlette")
@@ -63,6 +66,21 @@ def free_port() -> int:
 def get(port: int, path: str) -> bytes:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
         return resp.read()
+
+
+def upload(port: int, token: str, file_name: str, data: bytes, status: int
+           ) -> dict[str, object]:
+    """POST a bot file; its JSON answer, which must come with ``status``."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/api/bots?file={urllib.parse.quote(file_name)}", data=data,
+        headers={"Authorization": f"Bearer {token}"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as resp:
+            code, body = resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        code, body = exc.code, exc.read()
+    assert code == status, body
+    return json.loads(body)
 
 
 def wait_for(what, timeout: float = WAIT_S):  # noqa: ANN001, ANN201
@@ -129,7 +147,7 @@ def test_a_new_version_retires_the_old(league: tuple[Path, str]) -> None:
 def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> None:
     """Games are played and shown; a kill -9 mid-run loses no finished game, and the
     restart counts none twice; the export verifies and rates."""
-    home, _ = league
+    home, token = league
     port = free_port()
     server = subprocess.Popen([REFEREE, "league", "serve", str(home), "--port", str(port),
                                "--workers", "2"], stdout=subprocess.PIPE,
@@ -140,6 +158,14 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
         bots = {row["bot"] for row in doc["leaderboard"]["rows"]}
         assert {"alice.caller.v2", "alice.random_bot.v1"} <= bots
         assert "alice.caller.v1" not in {b["bot"] for b in doc["bots"] if b["active"]}
+        upload(port, "not-a-token", "x.py", b"", 401)
+        upload(port, token, "big.py", b"#" * (MAX_BOT_BYTES + 1), 413)
+        upload(port, token, "../up.py", RANDOM.read_bytes(), 400)  # no path in a name
+        refused = upload(port, token, "illegal.py", ILLEGAL.read_bytes(), 422)
+        assert "illegal action" in refused["check"]
+        assert upload(port, token, "up.py", RANDOM.read_bytes(), 201)["bot"] == "alice.up.v1"
+        wait_for(lambda: any(r["bot"] == "alice.up.v1" and r["games"] for r in json.loads(
+            get(port, "/api/leaderboard"))["leaderboard"]["rows"]))  # it plays, and shows
         second = referee("league", "serve", home, "--port", free_port())
         assert second.returncode == 2 and "another" in second.stderr  # one writer
         page = get(port, "/").decode()

@@ -7,31 +7,26 @@ written. ``serve`` ends with 0 when stopped (SIGINT, SIGTERM, or ``--once-games`
 
 from __future__ import annotations
 
-import hashlib
-import io
 import json
 import shutil
 import signal
-import tempfile
 import threading
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from leaderboards import inert
 from referee.config import ConfigError, memory_limit_mb, parse_duration, parse_size
 from referee.deals import new_run_seed, new_secret, private_run_dir, store_secret
 from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
-from referee.games import DEFAULT_GAME, load_game
+from referee.games import DEFAULT_GAME
 from referee.league import db
-from referee.process import BotFileError, BotLimits, bot_spec
+from referee.process import BotFileError, BotLimits
 from referee.sandbox import SandboxError, resolve
 
 EXIT_REFUSED, EXIT_USAGE, EXIT_STORAGE = 1, 2, 4
-CHECK_MOVE_MS = 2000  # per scripted turn of the check a bot passes to enter the pool
 
 app = typer.Typer(help="A league: bots submitted at any time, games played continuously, "
                        "a live leaderboard (preview: docs/league.md).",
@@ -128,62 +123,22 @@ def add_bot(
 ) -> None:
     """Submit a bot (a new version if the author has one of this name): `referee check`
     runs it in the league's sandbox first; a bot that fails is refused with its output."""
+    from referee.league.submit import Refused, submit
+
     con = _open(league)
     try:
-        author_id, author = db.author_of(con, token)
-        bot_name = name or file.stem
-        if not bot_name.isidentifier():
-            raise db.LeagueError(f"bot name {bot_name!r}: use letters, digits and '_' only")
         if not file.is_file():
             raise db.LeagueError(f"bot file not found: {file}")
-        row = _submit(con, league, author_id, author, bot_name, file)
+        row = submit(con, league, token, file.name, file.read_bytes(), name)
     except (db.LeagueError, BotFileError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
-    except _Refused as exc:
+    except Refused as exc:
         typer.echo(exc.output, nl=False)
         raise _fail(EXIT_REFUSED, f"{file} is refused: it failed `referee check` "
                                   "(above)") from None
     finally:
         con.close()
     typer.echo(f"added {row.label}: in the pool")
-
-
-class _Refused(Exception):
-    def __init__(self, output: str):
-        super().__init__(output)
-        self.output = output
-
-
-def _submit(con, league: Path, author_id: int, author: str, name: str,  # noqa: ANN001
-            file: Path) -> db.BotRow:
-    """Check a copy of the file; if it passes, keep the copy (content-addressed: the
-    file a game runs is the file that was checked) and enter it in the pool."""
-    from referee.check import run_check
-
-    data = file.read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    home = league / db.BOTS_DIR / digest
-    staging = Path(tempfile.mkdtemp(prefix=".incoming-", dir=league / db.BOTS_DIR))
-    try:
-        (staging / file.name).write_bytes(data)
-        (staging / file.name).chmod(0o444 if file.suffix == ".py" else 0o555)
-        staging.chmod(0o755)  # the bot's own user (--run-as) reads it
-        s = db.get_settings(con)
-        out = io.StringIO()
-        console = Console(file=out, width=100, color_system=None, highlight=False)
-        code = run_check(bot_spec(name, staging / file.name),
-                         load_game(s["game"], s["params"]), CHECK_MOVE_MS,
-                         s["start_timeout_ms"], console, league / "checks" / digest / "logs",
-                         s["sandbox"], BotLimits(**s["limits"]))
-        if code != 0:
-            raise _Refused(out.getvalue())
-        target = home / file.name
-        if not target.exists():  # else the same file is there already
-            home.mkdir(mode=0o755, exist_ok=True)
-            (staging / file.name).rename(target)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return db.add_bot(con, author_id, author, name, target, digest)
 
 
 @app.command()

@@ -50,6 +50,10 @@ class LeagueError(Exception):
     """A league directory or request that cannot be used as it is; the message says why."""
 
 
+class UnknownToken(LeagueError):
+    """A token no author holds."""
+
+
 @dataclass(frozen=True)
 class BotRow:
     id: int
@@ -130,7 +134,7 @@ def author_of(con: sqlite3.Connection, token: str) -> tuple[int, str]:
     row = con.execute("SELECT id, name FROM authors WHERE token_sha256 = ?",
                       (token_hash(token),)).fetchone()
     if row is None:
-        raise LeagueError("unknown token: use the one `referee league add-author` printed")
+        raise UnknownToken("unknown token: use the one `referee league add-author` printed")
     return row[0], row[1]
 
 

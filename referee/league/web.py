@@ -1,4 +1,4 @@
-"""The league's web app (Starlette): the live leaderboard page and its JSON.
+"""The league's web app (Starlette): the live leaderboard page, its JSON, and uploads.
 
 Starlette because it is small (one dependency, no ORM or templates we would not use),
 well kept (the base of FastAPI), ASGI (served by uvicorn, in the same process as the
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
@@ -25,6 +26,8 @@ from leaderboards.report import Report
 from leaderboards.writers import to_json
 from referee.league import db
 from referee.league.play import current_report
+from referee.league.submit import MAX_BOT_BYTES, Refused, submit
+from referee.process import BotFileError
 
 API_SCHEMA_VERSION = 1
 
@@ -71,4 +74,43 @@ def create_app(league: Path) -> Starlette:
             "leaderboard": None if report is None else to_json(report)}
         return JSONResponse(doc)
 
-    return Starlette(routes=[Route("/", page), Route("/api/leaderboard", leaderboard)])
+    async def upload(request: Request) -> Response:
+        """``POST /api/bots?file=NAME[&name=BOT]``, the file as the body, the author's
+        token as ``Authorization: Bearer TOKEN``."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            return _error(401, "give the author's token as 'Authorization: Bearer TOKEN'")
+        body = bytearray()
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BOT_BYTES:
+                return _error(413, f"the file is over {MAX_BOT_BYTES} bytes")
+        file_name = request.query_params.get("file", "")
+        bot_name = request.query_params.get("name") or None
+        try:
+            row = await run_in_threadpool(_submit, league, token, file_name, bytes(body),
+                                          bot_name)
+        except db.UnknownToken as exc:
+            return _error(401, str(exc))
+        except (db.LeagueError, BotFileError) as exc:
+            return _error(400, str(exc))
+        except Refused as exc:
+            return JSONResponse({"error": "refused: the bot failed `referee check`",
+                                 "check": exc.output}, status_code=422)
+        return JSONResponse({"bot": row.label, "version": row.version}, status_code=201)
+
+    return Starlette(routes=[Route("/", page), Route("/api/leaderboard", leaderboard),
+                             Route("/api/bots", upload, methods=["POST"])])
+
+
+def _submit(league: Path, token: str, file_name: str, data: bytes,
+            bot_name: str | None) -> db.BotRow:
+    con = db.connect(league)
+    try:
+        return submit(con, league, token, file_name, data, bot_name)
+    finally:
+        con.close()
+
+
+def _error(status: int, message: str) -> Response:
+    return JSONResponse({"error": message}, status_code=status)
