@@ -18,6 +18,7 @@ import urllib.parse
 import urllib.request
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -69,11 +70,20 @@ def get(port: int, path: str) -> bytes:
 
 
 def upload(port: int, token: str, file_name: str, data: bytes, status: int
-           ) -> dict[str, object]:
+           ) -> dict[str, Any]:
     """POST a bot file; its JSON answer, which must come with ``status``."""
+    return fetch(port, f"/api/bots?file={urllib.parse.quote(file_name)}", token, status,
+                 data)
+
+
+def fetch(port: int, path: str, token: str, status: int, data: bytes | None = None
+          ) -> dict[str, Any]:
+    """A request with the token (POST with ``data``); its JSON answer, which must come
+    with ``status``."""
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/api/bots?file={urllib.parse.quote(file_name)}", data=data,
-        headers={"Authorization": f"Bearer {token}"}, method="POST")
+        f"http://127.0.0.1:{port}{path}", data=data,
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+        method="POST" if data is not None else "GET")
     try:
         with urllib.request.urlopen(request, timeout=60) as resp:
             code, body = resp.status, resp.read()
@@ -148,6 +158,7 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     """Games are played and shown; a kill -9 mid-run loses no finished game, and the
     restart counts none twice; the export verifies and rates."""
     home, token = league
+    bob = referee("league", "add-author", home, "bob").stdout.strip()
     port = free_port()
     server = subprocess.Popen([REFEREE, "league", "serve", str(home), "--port", str(port),
                                "--workers", "2"], stdout=subprocess.PIPE,
@@ -155,9 +166,9 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     try:
         doc = wait_for(lambda: (d := json.loads(get(port, "/api/leaderboard")))["games"]
                        >= 2 and d)
-        bots = {row["bot"] for row in doc["leaderboard"]["rows"]}
-        assert {"alice.caller.v2", "alice.random_bot.v1"} <= bots
-        assert "alice.caller.v1" not in {b["bot"] for b in doc["bots"] if b["active"]}
+        rated = {row["bot"] for row in doc["leaderboard"]["rows"] if row["games"]}
+        active = {b["bot"] for b in doc["bots"] if b["active"]}
+        assert "alice.random_bot.v1" in rated and len(active) == 2 and active <= rated
         upload(port, "not-a-token", "x.py", b"", 401)
         upload(port, token, "big.py", b"#" * (MAX_BOT_BYTES + 1), 413)
         upload(port, token, "../up.py", RANDOM.read_bytes(), 400)  # no path in a name
@@ -166,6 +177,11 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
         assert upload(port, token, "up.py", RANDOM.read_bytes(), 201)["bot"] == "alice.up.v1"
         wait_for(lambda: any(r["bot"] == "alice.up.v1" and r["games"] for r in json.loads(
             get(port, "/api/leaderboard"))["leaderboard"]["rows"]))  # it plays, and shows
+        own = fetch(port, "/api/bots/alice.random_bot.v1/logs", token, 200)["logs"]
+        assert any(n.endswith(".stderr.log") for n in own)
+        fetch(port, "/api/bots/alice.random_bot.v1/logs", bob, 403)  # not bob's
+        fetch(port, "/api/bots/alice.random_bot.v1/logs", "", 401)
+        fetch(port, "/api/bots/nobody.x.v1/logs", bob, 404)
         second = referee("league", "serve", home, "--port", free_port())
         assert second.returncode == 2 and "another" in second.stderr  # one writer
         page = get(port, "/").decode()

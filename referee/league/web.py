@@ -10,6 +10,8 @@ games has changed.
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,9 +29,11 @@ from leaderboards.writers import to_json
 from referee.league import db
 from referee.league.play import current_report
 from referee.league.submit import MAX_BOT_BYTES, Refused, submit
-from referee.process import BotFileError
+from referee.process import BotFileError, file_label
+from referee.rundir import open_read
 
 API_SCHEMA_VERSION = 1
+LOG_TAIL_BYTES = 64 << 10  # of each log file, in an author's view of their bot's logs
 
 
 class _Reports:
@@ -99,8 +103,46 @@ def create_app(league: Path) -> Starlette:
                                  "check": exc.output}, status_code=422)
         return JSONResponse({"bot": row.label, "version": row.version}, status_code=201)
 
+    def logs(request: Request) -> Response:
+        """``GET /api/bots/{bot}/logs``: the logs of one's own bot (its label), for its
+        author's token only."""
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token:
+            return _error(401, "give the author's token as 'Authorization: Bearer TOKEN'")
+        label = request.path_params["bot"]
+        con = db.connect(league)
+        try:
+            _, author = db.author_of(con, token)
+            bots = {b.label: b for b in db.bots(con)}
+        except db.UnknownToken as exc:
+            return _error(401, str(exc))
+        finally:
+            con.close()
+        if label not in bots:
+            return _error(404, f"no bot {label!r} in this league")
+        if bots[label].author != author:
+            return _error(403, "a bot's logs are for its author only")
+        return JSONResponse({"bot": label, "logs": bot_logs(league / db.RUN_DIR, label)})
+
     return Starlette(routes=[Route("/", page), Route("/api/leaderboard", leaderboard),
-                             Route("/api/bots", upload, methods=["POST"])])
+                             Route("/api/bots", upload, methods=["POST"]),
+                             Route("/api/bots/{bot}/logs", logs)])
+
+
+def bot_logs(run_dir: Path, label: str) -> dict[str, str]:
+    """The stdout and stderr logs of a bot's processes in the latest batch (file name ->
+    its last LOG_TAIL_BYTES, as text), read without following links."""
+    named = re.compile(re.escape(file_label(label)) + r"\.\d+(\.\d+)?\.std(err|out)\.log")
+    out: dict[str, str] = {}
+    if not (run_dir / "logs").is_dir():  # no game yet
+        return out
+    for name in sorted(os.listdir(run_dir / "logs")):
+        if named.fullmatch(name):
+            with open_read(run_dir, run_dir / "logs" / name) as f:
+                size = os.fstat(f.fileno()).st_size
+                f.seek(max(0, size - LOG_TAIL_BYTES))
+                out[name] = f.read().decode(errors="replace")
+    return out
 
 
 def _submit(league: Path, token: str, file_name: str, data: bytes,
