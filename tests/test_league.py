@@ -216,6 +216,7 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     out = tmp_path / "export"
     done = referee("league", "export", home, out)
     assert done.returncode == 0, done.stderr
+    assert (out / "leaderboard.html").is_file()
     report = verify_run(out, complete=True)
     assert report.games == len(journalled)
     done = referee("rate", out)

@@ -194,13 +194,16 @@ def serve(
 @app.command()
 def export(league: DirArg,
            out: Annotated[Path, typer.Argument(help="A new run directory.")]) -> None:
-    """Write a run directory of the league's games so far (`referee verify`, `rate`)."""
-    from referee.journal import repair_journal
-    from referee.league.play import reconcile
+    """Write a run directory of the league's games so far (`referee verify`, `rate`,
+    `show` read it) with its leaderboard."""
+    from leaderboards import ReportError, build_report, write_reports
+    from referee.journal import read_games, repair_journal
+    from referee.league.play import reconcile, report_settings
 
     con = _open(league)
     try:
         reconcile(con, league, repair=False)  # a server may be writing the journal
+        settings = db.get_settings(con)
     finally:
         con.close()
     if out.exists():
@@ -216,5 +219,13 @@ def export(league: DirArg,
         repair_journal(out)
     except OSError as exc:
         raise _fail(EXIT_STORAGE, f"cannot write {out}: {exc.strerror or exc}") from None
-    games = sum(1 for _ in (out / "games.jsonl").open("rb"))
-    typer.echo(json.dumps({"exported": str(out), "games": games}))
+    records = read_games(out)
+    if records:
+        try:
+            write_reports(build_report(records, report_settings(settings)), out, records)
+        except ReportError as exc:  # e.g. no duplicate group whole yet: the journal stays
+            typer.echo(f"no leaderboard: {exc}", err=True)
+        except OSError as exc:
+            raise _fail(EXIT_STORAGE, f"cannot write the leaderboard into {out}: "
+                                      f"{exc.strerror or exc}") from None
+    typer.echo(json.dumps({"exported": str(out), "games": len(records)}))
