@@ -88,6 +88,7 @@ from referee.games.api import Game
 from referee.inprocess import LocalBot, LocalRunner, load_local_bots
 from referee.jobsummary import SUMMARY_FILE, run_summary, sprt_summary, write_summary
 from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
+from referee.league.cli import app as league_app
 from referee.process import (
     BotFileError,
     BotLimits,
@@ -133,6 +134,7 @@ _sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for card games.")
+app.add_typer(league_app, name="league")
 console = Console()
 if not console.is_terminal and "COLUMNS" not in os.environ:  # logs and CI: room for all columns
     console.width = 140

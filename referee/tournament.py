@@ -38,6 +38,7 @@ from referee.journal import (
     game_of,
     transcript_line,
 )
+from referee.league.recorded import RecordedSchedule
 from referee.rundir import (
     CONFIG_FILE,
     RunFileError,
@@ -85,6 +86,8 @@ def make_format(config: Mapping[str, Any]) -> Format:
                       duplicate, max_table=config.get("players") or game.max_table)
     if kind == "sprt":
         return FixedSchedule(islice(swapped_pairs(seed), games - games % 2))
+    if kind == "league":  # its journal is its schedule (``referee.league.recorded``)
+        return RecordedSchedule([b["name"] for b in config["bots"]])
     raise ConfigError(f"unknown format {kind!r}: use round-robin, gauntlet or tables")
 
 

@@ -1,0 +1,267 @@
+"""The league (``referee league``): the commands as subprocesses, a real SQLite file,
+real bot processes in the real sandbox, a real uvicorn server on 127.0.0.1, and a
+``kill -9`` of it mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.journal import read_games
+from referee.league import db
+from referee.league.matchmaker import NotEnoughBots, next_groups, unfinished_groups
+from referee.league.submit import MAX_BOT_BYTES
+from referee.verify import verify_run
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+REFEREE = str(BIN / "referee")
+CALLER, RANDOM = (ROOT / "bots" / f"{b}.py" for b in ("caller", "random_bot"))
+ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
+WAIT_S = 90  # for games on a loaded machine; a healthy run takes a few seconds
+
+
+def referee(*args: object, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+           "COLUMNS": "200"}
+    return subprocess.run([REFEREE, *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+def db_games(league: Path) -> list[int]:
+    con = sqlite3.connect(league / "league.db")
+    try:
+        return [g for (g,) in con.execute("SELECT game FROM games ORDER BY game")]
+    finally:
+        con.close()
+
+
+def journal_games(league: Path) -> list[int]:
+    return [r["game"] for r in read_games(league / "run")]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(port: int, path: str) -> bytes:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as resp:
+        return resp.read()
+
+
+def upload(port: int, token: str, file_name: str, data: bytes, status: int
+           ) -> dict[str, Any]:
+    """POST a bot file; its JSON answer, which must come with ``status``."""
+    return fetch(port, f"/api/bots?file={urllib.parse.quote(file_name)}", token, status,
+                 data)
+
+
+def fetch(port: int, path: str, token: str, status: int, data: bytes | None = None
+          ) -> dict[str, Any]:
+    """A request with the token (POST with ``data``); its JSON answer, which must come
+    with ``status``."""
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data,
+        headers={"Authorization": f"Bearer {token}"} if token else {},
+        method="POST" if data is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as resp:
+            code, body = resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        code, body = exc.code, exc.read()
+    assert code == status, body
+    return json.loads(body)
+
+
+def wait_for(what, timeout: float = WAIT_S):  # noqa: ANN001, ANN201
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            value = what()
+        except OSError:  # the server is not listening yet
+            value = None
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"not within {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A polish-poker league with alice's two bots in the pool; (dir, alice's token)."""
+    home = tmp_path_factory.mktemp("league") / "L"
+    done = referee("league", "init", home, "--move-time", "3s")
+    assert done.returncode == 0, done.stderr
+    token = referee("league", "add-author", home, "alice").stdout.strip()
+    for bot in (CALLER, RANDOM):
+        done = referee("league", "add-bot", home, bot, "--token", token)
+        assert done.returncode == 0, done.stdout + done.stderr
+    return home, token
+
+
+def test_init_refuses_a_used_directory(league: tuple[Path, str]) -> None:
+    done = referee("league", "init", league[0])
+    assert done.returncode == 2 and "not empty" in done.stderr
+
+
+def test_authors_tokens_and_a_broken_bot(league: tuple[Path, str]) -> None:
+    home, token = league
+    con = sqlite3.connect(home / "league.db")
+    stored = [h for (h,) in con.execute("SELECT token_sha256 FROM authors")]
+    assert token not in stored and len(stored) == 1  # only the hash is kept
+    done = referee("league", "add-author", home, "alice")
+    assert done.returncode == 2 and "already registered" in done.stderr
+    done = referee("league", "add-bot", home, CALLER, "--token", "not-a-token")
+    assert done.returncode == 2 and "unknown token" in done.stderr
+    done = referee("league", "add-bot", home, ILLEGAL, "--token", token)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL" in done.stdout and "illegal action" in done.stdout  # the check's output
+    assert "refused" in done.stderr
+    names = [n for (n,) in con.execute("SELECT name FROM bots")]
+    assert names == ["caller", "random_bot"]
+    con.close()
+
+
+def test_a_new_version_retires_the_old(league: tuple[Path, str]) -> None:
+    home, token = league
+    done = referee("league", "add-bot", home, CALLER, "--token", token)
+    assert done.returncode == 0 and "alice.caller.v2" in done.stdout
+    con = sqlite3.connect(home / "league.db")
+    active = dict(con.execute("SELECT label, active FROM bots"))
+    con.close()
+    assert active == {"alice.caller.v1": 0, "alice.random_bot.v1": 1, "alice.caller.v2": 1}
+    stored = sorted((home / "bots").iterdir())
+    assert len(stored) == 2 and not any(p.name.startswith(".") for p in stored)
+
+
+def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> None:
+    """Games are played and shown; a kill -9 mid-run loses no finished game, and the
+    restart counts none twice; the export verifies and rates."""
+    home, token = league
+    bob = referee("league", "add-author", home, "bob").stdout.strip()
+    port = free_port()
+    server = subprocess.Popen([REFEREE, "league", "serve", str(home), "--port", str(port),
+                               "--workers", "2"], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        doc = wait_for(lambda: (d := json.loads(get(port, "/api/leaderboard")))["games"]
+                       >= 2 and d)
+        rated = {row["bot"] for row in doc["leaderboard"]["rows"] if row["games"]}
+        active = {b["bot"] for b in doc["bots"] if b["active"]}
+        assert "alice.random_bot.v1" in rated and len(active) == 2 and active <= rated
+        upload(port, "not-a-token", "x.py", b"", 401)
+        upload(port, token, "big.py", b"#" * (MAX_BOT_BYTES + 1), 413)
+        upload(port, token, "../up.py", RANDOM.read_bytes(), 400)  # no path in a name
+        refused = upload(port, token, "illegal.py", ILLEGAL.read_bytes(), 422)
+        assert "illegal action" in refused["check"]
+        assert upload(port, token, "up.py", RANDOM.read_bytes(), 201)["bot"] == "alice.up.v1"
+        wait_for(lambda: any(r["bot"] == "alice.up.v1" and r["games"] for r in json.loads(
+            get(port, "/api/leaderboard"))["leaderboard"]["rows"]))  # it plays, and shows
+        own = fetch(port, "/api/bots/alice.random_bot.v1/logs", token, 200)["logs"]
+        assert any(n.endswith(".stderr.log") for n in own)
+        fetch(port, "/api/bots/alice.random_bot.v1/logs", bob, 403)  # not bob's
+        fetch(port, "/api/bots/alice.random_bot.v1/logs", "", 401)
+        fetch(port, "/api/bots/nobody.x.v1/logs", bob, 404)
+        second = referee("league", "serve", home, "--port", free_port())
+        assert second.returncode == 2 and "another" in second.stderr  # one writer
+        page = get(port, "/").decode()
+        assert "alice.random_bot.v1" in page and "<script" not in page.split("<body")[0]
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)  # the server and its bots, mid-game
+        server.wait()
+    journalled, recorded = journal_games(home), db_games(home)
+    assert recorded and set(recorded) <= set(journalled)
+    # The window a kill can hit: a game journalled, not yet in the database.
+    con = sqlite3.connect(home / "league.db")
+    with con:
+        con.execute("DELETE FROM game_seats WHERE game = ?", (recorded[-1],))
+        con.execute("DELETE FROM games WHERE game = ?", (recorded[-1],))
+    con.close()
+    done = subprocess.run([REFEREE, "league", "serve", str(home), "--port",
+                           str(free_port()), "--once-games", "2"],
+                          capture_output=True, text=True, timeout=WAIT_S)
+    assert done.returncode == 0, done.stderr
+    journalled = journal_games(home)
+    assert max(Counter(journalled).values()) == 1  # no game journalled twice
+    assert db_games(home) == sorted(journalled)  # every game, once
+    assert len(journalled) >= len(recorded) + 2
+    con = sqlite3.connect(home / "league.db")
+    seats = con.execute("SELECT COUNT(*) FROM game_seats").fetchone()[0]
+    con.close()
+    assert seats == 2 * len(journalled)
+    groups = Counter(r["group"] for r in read_games(home / "run"))
+    sizes = {r["group"]: r["group_size"] for r in read_games(home / "run")}
+    assert groups == sizes  # a group the kill cut short was completed on restart
+
+    out = tmp_path / "export"
+    done = referee("league", "export", home, out)
+    assert done.returncode == 0, done.stderr
+    assert (out / "leaderboard.html").is_file()
+    report = verify_run(out, complete=True)
+    assert report.games == len(journalled)
+    done = referee("rate", out)
+    assert done.returncode == 0, done.stderr
+    board = json.loads((out / "leaderboard.json").read_text())
+    assert {"alice.caller.v1", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]} \
+        or {"alice.caller.v2", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]}
+
+
+def test_matchmaker_seats_the_fewest_games_first() -> None:
+    rng = random.Random(1)
+    games = next_groups({10: 5, 11: 0, 12: 1, 13: 9}, [10, 11, 12, 13], players=2, tables=2,
+                        first_game=7, league_seed=3, rng=rng)
+    # Table 1: bots 11 and 12 (positions 1, 2), both seat orders on one deal; then the
+    # fewest again, counting those: still 11 (now 2 games) and 12 (3), not 10 (5).
+    assert [(g.index, g.seating, g.group, g.group_size) for g in games] == [
+        (7, (1, 2), 7, 2), (8, (2, 1), 7, 2), (9, (1, 2), 9, 2), (10, (2, 1), 9, 2)]
+    assert games[0].seed == games[1].seed != games[2].seed
+    with pytest.raises(NotEnoughBots):
+        next_groups({10: 0}, [10], 2, 1, 0, 3, rng)
+    late = next_groups({10: 9, 11: 9, 12: 0}, [10, 11, 12], 2, 1, 0, 3, rng)
+    assert 2 in late[0].seating  # a new submission plays first
+
+
+def test_unfinished_groups_are_completed_on_their_deal() -> None:
+    index = {"a": 0, "b": 1, "c": 2, "d": 3}
+    records = [
+        {"game": 0, "group": 0, "group_size": 2, "seed": 5, "seats": ["a", "b"]},
+        {"game": 1, "group": 0, "group_size": 2, "seed": 5, "seats": ["b", "a"]},
+        {"game": 2, "group": 2, "group_size": 4, "seed": 6, "seats": ["d", "a", "c", "b"]},
+        {"game": 3, "group": 2, "group_size": 4, "seed": 6, "seats": ["a", "c", "b", "d"]},
+    ]
+    games = unfinished_groups(records, index, first_game=4)
+    assert [(g.index, g.seating, g.seed, g.group, g.group_size) for g in games] == [
+        (4, (2, 1, 3, 0), 6, 2, 4), (5, (1, 3, 0, 2), 6, 2, 4)]  # the missing rotations
+
+
+def test_schema_is_versioned_and_a_newer_one_refused(tmp_path: Path) -> None:
+    con = db.connect(tmp_path, create=True)
+    assert con.execute("SELECT version FROM schema_version").fetchall() == \
+        [(db.SCHEMA_VERSION,)]
+    assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    con.execute("UPDATE schema_version SET version = ?", (db.SCHEMA_VERSION + 1,))
+    con.close()
+    with pytest.raises(db.LeagueError, match="upgrade the referee"):
+        db.connect(tmp_path)
+    with pytest.raises(db.LeagueError, match="not a league directory"):
+        db.connect(tmp_path / "elsewhere")
