@@ -81,10 +81,10 @@ def ceiling(tmp: Path, reference: Path, games: int) -> dict[str, float]:
     from distributed import Client, LocalCluster
 
     from leaderboards import merge_settings
-    from referee.cli import run_settings, varying_settings
     from referee.cluster import ClusterPool
     from referee.clusterconnect import Cluster
     from referee.journal import read_results
+    from referee.playrun import run_settings, varying_settings
     from referee.progress import run_report
     from referee.tournament import load_config
 

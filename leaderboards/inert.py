@@ -20,6 +20,7 @@ from __future__ import annotations
 import html as _html
 import re
 import unicodedata
+from typing import Any
 
 from rich.text import Text
 
@@ -79,3 +80,17 @@ def csv_cell(text: str) -> str:
     would read it as a formula."""
     text = visible(text)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+QUOTE_CHARS = 80  # of a bad value, in an error message
+
+
+def brief(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """``value`` as text for an error message (a string as it is, anything else as its
+    ``repr``), cut to ``limit`` characters.
+
+    >>> brief(list(range(100)), 40)
+    '[0, 1, 2, 3, 4, 5, 6, 7,...(390 characters)'
+    """
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else f"{text[:limit - 16]}...({len(text)} characters)"

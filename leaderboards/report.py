@@ -55,9 +55,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboards.elo import Bound, EloFit, RatingError, fit_elo
+from leaderboards.inert import brief
 from leaderboards.metric import Metric, MetricError, MetricEstimate, metric_by_bot
 from leaderboards.standings import Standing, standings
-from referee.rundir import brief
 
 RECORD_SCHEMA_VERSIONS = (1, 2)
 # Settings read from the records (those that any record has): settings key -> journal field.

@@ -48,7 +48,7 @@ from leaderboards.history import elo_history
 from leaderboards.html import to_html
 from leaderboards.metric import metric_label
 from leaderboards.report import Report
-from referee.rundir import replacing
+from leaderboards.wholefile import replacing
 
 __all__ = ["COLUMNS", "DROP_ORDER", "FILES", "SCHEMA_VERSION", "caption", "columns",
            "rich_table", "table_cells", "to_csv", "to_html", "to_json", "to_markdown",

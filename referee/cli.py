@@ -20,59 +20,53 @@ Text that comes from a bot (names, its output, errors about it) is printed inert
 
 from __future__ import annotations
 
-import json
-import os
 import signal
 import sys
-import time
-import traceback
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.live import Live
-from rich.text import Text
 from typer import rich_utils
 
 from leaderboards import (
     ReportError,
     build_report,
-    inert,
     merge_settings,
     rich_table,
     write_reports,
 )
 from leaderboards.bracket_rank import rank_by_bracket
-from leaderboards.report import Report
 from leaderboards.sprt import Sprt
-from referee.bracket import Tables, bracket_to_dict, render_bracket
+from referee.bracket import Tables, bracket_to_dict
 from referee.budget import Budget, parse_budget
-from referee.cgroup import cpu_cap_problem, freezer_parent
 from referee.ciopts import EventOpt, MaxTimeOpt, ResumeOpt
-from referee.cluster import ClusterPool
 from referee.clusterconnect import Cluster, ClusterError, connect
-from referee.clusterwatch import ClusterLost
 from referee.config import (
-    FORMATS,
     ConfigError,
     RunConfig,
-    cpu_limit_s,
-    memory_limit_mb,
     parse_duration,
-    parse_size,
 )
-from referee.deals import SecretError, new_run_seed, new_secret, read_secret_file
+from referee.console import console, say
+from referee.deals import SecretError
 from referee.entrants import (
     FieldOptions,
     ShareError,
-    check_shares,
-    games_for_each,
-    share_line,
-    total_games,
+)
+from referee.exits import (
+    EXIT_BOT_START,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NONCOMPLIANT,
+    EXIT_OK,
+    EXIT_SPRT_INCONCLUSIVE,
+    EXIT_SPRT_USAGE,
+    EXIT_TERMINATED,
+    EXIT_USAGE,
+    Terminated,
+    terminate,
+    was_terminated,
 )
 from referee.gameopts import (
     GameOpt,
@@ -84,49 +78,42 @@ from referee.gameopts import (
     resolve_game,
 )
 from referee.games import DEFAULT_GAME
-from referee.games.api import Game
-from referee.inprocess import LocalBot, LocalRunner, load_local_bots
-from referee.jobsummary import SUMMARY_FILE, run_summary, sprt_summary, write_summary
+from referee.inprocess import load_local_bots
+from referee.jobsummary import SUMMARY_FILE, sprt_summary, write_summary
 from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
 from referee.league.cli import app as league_app
+from referee.playrun import (
+    deals_note,
+    guarded,
+    play,
+    print_fault_summary,
+    run_settings,
+    varying_settings,
+)
 from referee.process import (
     BotFileError,
-    BotLimits,
     BotNotRunnable,
-    BotSpec,
-    closed_to_others,
     describe_isolation,
     resolve_bots,
 )
-from referee.progress import LiveBoard, SprtProgress, print_standings, run_report
-from referee.rounds import design_for
+from referee.progress import SprtProgress, print_standings, run_report
 from referee.rundir import (
-    CONFIG_FILE,
     RunFileError,
-    check_out,
     read_config,
-    storage_error,
-    write_text,
 )
-from referee.runner import BotStartError, Runner
+from referee.runner import BotStartError
+from referee.runsetup import check_out, check_run_as, default_out, make_config, make_limits
 from referee.samerun import holds_run, same_run
-from referee.sandbox import SandboxError, hosting_paths, resolve
-from referee.show.html import REPLAY_FILE, RUN_END_GAMES, replay_after_run, replay_pending
+from referee.sandbox import SandboxError, resolve
+from referee.show.html import REPLAY_FILE, replay_after_run
 from referee.sprt import SPRT_FILE, SprtMatch, load_test, play_sprt, test_params
-from referee.summary import bot_faults
-from referee.summary import render as render_faults
-from referee.tournament import Tournament, load_config, make_format
-from referee.workers import WorkerPool
+from referee.tournament import load_config, make_format
 
 try:  # typer vendors click since 0.22
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover - an older typer, on click
     from click import ClickException
 
-EXIT_OK, EXIT_NONCOMPLIANT, EXIT_USAGE, EXIT_BOT_START, EXIT_INTERNAL = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 128 + signal.SIGTERM
-EXIT_SPRT_INCONCLUSIVE, EXIT_SPRT_USAGE = 2, 5
-EXIT_TIME_BUDGET = 124  # `run` stopped by --max-time (as timeout(1) says it)
 # The exit code of ``sprt``'s verdict, once it is printed: ``run_app`` lets only a verdict
 # end ``sprt`` with 0, 1 or 2 (a usage error found by the option parser is 5).
 _sprt_verdict: int | None = None
@@ -135,46 +122,11 @@ _sprt_mode = False  # an SPRT is played (``sprt``, or ``resume`` of an SPRT run)
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Referee and bot-competition harness for card games.")
 app.add_typer(league_app, name="league")
-console = Console()
-if not console.is_terminal and "COLUMNS" not in os.environ:  # logs and CI: room for all columns
-    console.width = 140
-err_console = Console(stderr=True)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, outside a run (which stops cleanly for it, as for Ctrl-C), or a second
-    one in a run."""
-
-
-_terminated = False  # a Terminated was raised (typer turns it into exit 130 otherwise)
-
-
-def terminate() -> None:
-    global _terminated
-    _terminated = True
-    raise Terminated
-
-
-def say(text: str, label: str = "", style: str = "bold red", to: Console | None = None) -> None:
-    """Print one line whose ``text`` may hold what a bot chose: inert (no markup, no
-    control character), after an optional styled ``label``."""
-    line = inert.terminal(text)
-    (to or err_console).print(Text.assemble((label, style), line) if label else line,
-                              soft_wrap=True)
 
 
 def fail(code: int, message: str) -> typer.Exit:
     say(message, "error: ")
     return typer.Exit(code)
-
-
-def default_out(label: str) -> Path:
-    base = Path("runs") / f"{time.strftime('%Y%m%d-%H%M%S')}-{label}"
-    out, n = base, 1
-    while out.exists():
-        n += 1
-        out = base.with_name(f"{base.name}-{n}")
-    return out
 
 
 SeedOpt = Annotated[int | None, typer.Option(
@@ -236,129 +188,6 @@ ClusterInsecureOpt = Annotated[bool, typer.Option(
          "reaches the scheduler can run code on the workers (docs/cluster.md).")]
 LogCapOpt = Annotated[str, typer.Option(
     help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
-
-
-def make_limits(memory: str, cpu: str, procs: int, files: int, log_cap: str,
-                run_as: str | None, disk: str = "64M", cores: float = 0.0,
-                turns: bool = False) -> BotLimits:
-    if procs < 0 or files < 0:
-        raise ConfigError("--limit-procs and --limit-files must be 0 (no limit) or more")
-    limits = BotLimits(memory_mb=memory_limit_mb(memory), cpu_s=cpu_limit_s(cpu),
-                       procs=procs, files=files, log_bytes=parse_size(log_cap), run_as=run_as,
-                       disk_mb=parse_size(disk) >> 20, cores=cores, turns=turns)
-    if (why := cpu_cap_problem(cores)) is not None:
-        raise ConfigError(f"--limit-cores {cores:g}: {why}")
-    if turns and freezer_parent() is None:
-        raise ConfigError("--cpu-turns: this machine has no writable cgroup v1 freezer "
-                          "hierarchy to stop bots in")
-    if limits.disk_mb < 1:
-        raise ConfigError(f"--limit-disk {disk}: give at least 1M")
-    if run_as is not None:
-        if os.geteuid() != 0:
-            raise ConfigError("--run-as needs the referee to run as root")
-        try:
-            limits.uid_base(False)
-            limits.user_ids()
-        except KeyError:
-            raise ConfigError(f"--run-as: no user named {run_as!r} (for a uid of its own per "
-                              "bot, write uid-range:BASE)") from None
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
-    return limits
-
-
-def check_run_as(specs: list[BotSpec], sandbox: str, limits: BotLimits) -> None:
-    """ConfigError if bots run as other users without a sandbox cannot run this Python."""
-    hosted = any(b.command[0] == sys.executable for b in specs)  # through the SDK
-    closed = closed_to_others(hosting_paths()) if hosted else None
-    if sandbox == "none" and limits.run_as is not None and closed:
-        raise ConfigError(f"--run-as: other users cannot run this Python or read its "
-                          f"packages ({closed} is closed to them); install it where they "
-                          "can, or use --sandbox bwrap")
-
-
-def make_config(bot_args: list[str], game: Game, players: int | None, games: int,
-                seed: int | None, move_time: str, time_bank: str, concurrency: int,
-                max_faults: int, start_timeout: str, out: Path | None,
-                limits: BotLimits, sandbox: str, *, format: str = "round-robin",
-                duplicate: bool = True, candidates: int = 0, baseline: str | None = None,
-                in_process: bool = False, workers: int = 1,
-                secret_file: Path | None = None, field: FieldOptions | None = None,
-                event: str | None = None, new_run: bool = True) -> RunConfig:
-    """Check the options of a run of ``game`` (``referee.gameopts.resolve_game``) and
-    resolve them; ConfigError, SecretError or
-    BotFileError says what is wrong. Without ``seed`` the run draws one; the deal secret
-    is ``secret_file``'s, or drawn unless ``seed`` is given (``referee.deals``)."""
-    specs = resolve_bots(bot_args)
-    field = field or FieldOptions()
-    sandbox = "none" if in_process else resolve(sandbox)[0]
-    if not in_process:
-        check_run_as(specs, sandbox, limits)
-    if format not in FORMATS:
-        raise ConfigError(f"unknown format {format!r}: use {', '.join(FORMATS)}")
-    allowed = game.seats
-    if format == "tables":  # the format sizes the tables; --players is the largest
-        players = game.max_table if players is None else players
-        if players > game.max_table:
-            raise ConfigError(f"--format tables: {game.name} seats at most "
-                              f"{game.max_table} per table, not {players}")
-    elif format == "gauntlet":
-        candidates = candidates or 1
-        if not 1 <= candidates < len(specs):
-            raise ConfigError("--candidates must leave at least one bot in the field")
-        players = 2 if players is None else players
-        names = [b.name for b in specs]
-        if baseline is not None and baseline not in names[candidates:]:
-            raise ConfigError(f"--baseline {baseline!r} is not a bot of the field "
-                              f"({', '.join(names[candidates:])})")
-        baseline = baseline or names[candidates]
-    n_players = players if players is not None else min(max(len(specs), allowed[0]),
-                                                         allowed[-1])
-    if n_players not in allowed:
-        raise ConfigError(f"{game.name} is played by {allowed[0]}-{allowed[-1]} players"
-                          f"{' with ' + params_text(game.params) if game.params else ''}, "
-                          f"not {n_players}")
-    if len(specs) < n_players and format != "tables":
-        raise ConfigError(f"{n_players} seats need at least {n_players} bots; "
-                          "give a file more than once for self-play")
-    games = total_games(format, len(specs), n_players, candidates, games, field.per_bot,
-                        field.per_encounter)
-    if games < 1 or concurrency < 1 or max_faults < 1 or workers < 1:
-        raise ConfigError("--games, --concurrency, --max-faults and --workers must be at "
-                          "least 1")
-    if workers > 1 and in_process:
-        raise ConfigError("--workers plays bot processes; --in-process plays none")
-    if workers > concurrency:
-        raise ConfigError(f"--workers {workers} needs --concurrency {workers} or more: "
-                          "the games at once are split across the workers")
-    secret = (read_secret_file(secret_file) if secret_file is not None
-              else new_secret() if seed is None else None)
-    config = RunConfig(
-        bots=tuple(specs), game=game.name, params=game.params, players=n_players, games=games,
-        seed=seed if seed is not None else new_run_seed(), secret=secret,
-        move_ms=parse_duration(move_time), bank_ms=parse_duration(time_bank),
-        concurrency=1 if in_process else min(concurrency, games), max_faults=max_faults,
-        start_timeout_ms=parse_duration(start_timeout), out=out or default_out(game.name),
-        limits=limits, sandbox=sandbox, format=format, duplicate=duplicate,
-        candidates=candidates if format == "gauntlet" else 0,
-        baseline=baseline if format == "gauntlet" else None, in_process=in_process,
-        workers=min(workers, games),  # each worker has one of the games at once, or more
-        strict_start=field.strict_start, allow_same_author=field.allow_same_author,
-        event=event,
-        design=design_for(len(specs) - (candidates if format == "gauntlet" else 0)),
-    )
-    try:
-        if field.per_bot or field.per_encounter:
-            config = replace(config, games=games_for_each(
-                lambda g: make_format(replace(config, games=g).to_dict()).stage(0, []),
-                games, n_players, config.candidates, field.per_bot or field.per_encounter))
-        first = make_format(config.to_dict()).stage(0, [])  # the format checks its seats
-        if format != "tables":
-            check_shares(first, [b.name for b in specs], format)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    check_out(config.out, new_run=new_run)
-    return config
 
 
 @app.command()
@@ -513,239 +342,6 @@ def resume(
     raise typer.Exit(play(config, local, resume=True, cluster=remote, budget=budget))
 
 
-def guarded(config: RunConfig, body: Callable[[], int]) -> int:
-    """Run ``body`` and turn the ways a run can end early into exit codes, each with one
-    line on stderr."""
-    try:
-        return body()
-    except BotStartError as exc:
-        say(str(exc), "error: ")
-        return EXIT_BOT_START
-    except JournalError as exc:  # resume: a journal line in the middle is not a record
-        say(f"{exc}; mend or remove that line, then resume again", "error: ")
-        return EXIT_USAGE
-    except RunFileError as exc:  # a link or a FIFO where the run writes (rundir.open_in)
-        say(str(exc), "error: ")
-        return EXIT_USAGE
-    except ClusterLost as exc:
-        say(f"{exc}; the finished games are in {config.out}: once a scheduler and workers are "
-            f"there, go on with: referee resume {config.out} --cluster {exc.address}", "error: ")
-        return EXIT_INTERNAL
-    except KeyboardInterrupt as exc:
-        say(f"interrupted: the finished games are in {config.out}")
-        return EXIT_TERMINATED if isinstance(exc, Terminated) else EXIT_INTERRUPTED
-    except Exception as exc:  # the one place that turns a failure into exit code 4
-        storage = storage_error(exc, config.out)
-        if storage is not None:
-            then = (f"the journal is whole; once the run directory can be written again, go "
-                    f"on with: referee resume {config.out}"
-                    if (config.out / CONFIG_FILE).is_file() else
-                    "no game was played; start the run again once it can be written")
-            say(f"{storage}; {then}", "error: ")
-            return EXIT_INTERNAL
-        log = config.out / "error.log"
-        try:
-            log.parent.mkdir(parents=True, exist_ok=True)
-            write_text(log, traceback.format_exc())
-            where = f"traceback in {log}"
-        except OSError as log_exc:
-            where = f"no traceback: {log} cannot be written: {log_exc.strerror}"
-        say(f"{type(exc).__name__}: {exc} ({where})", "internal error: ")
-        return EXIT_INTERNAL
-
-
-@contextmanager
-def interrupts(tournament: Tournament, caught: list[int]) -> Iterator[None]:
-    """The first Ctrl-C or SIGTERM stops the run cleanly (games in progress are
-    abandoned, the journal keeps every finished one); a second one stops it at once.
-    The signals caught are appended to ``caught``."""
-
-    def handler(signum: int, frame: Any) -> None:
-        if tournament.interrupted:
-            if signum == signal.SIGTERM:
-                terminate()
-            raise KeyboardInterrupt
-        caught.append(signum)
-        tournament.interrupt()
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, was in previous.items():
-            signal.signal(sig, was)
-
-
-def varying_settings(config: Mapping[str, Any]) -> tuple[str, ...]:
-    """The settings whose records may differ within one run: a ``tables`` tournament has
-    tables of several sizes."""
-    return ("players",) if config.get("format") == "tables" else ()
-
-
-def run_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-    """What a run's leaderboard describes, from its resolved configuration (``config.json``
-    holds the same dict); what varies within the run, its records say."""
-    varying = varying_settings(config)
-    return {key: config[key] for key in SETTINGS_KEYS if key in config and key not in varying}
-
-
-SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults", "seed",
-                 "event")
-
-
-def deals_note(config: RunConfig) -> str:
-    """How the deals are made, for the line a run starts with."""
-    return ("secret deals" if config.secret is not None else
-            "deals from the seed alone: for research, not competitions (SECURITY.md)")
-
-
-def planned_games(tournament: Tournament) -> int | None:
-    """How many games the run will have, when its format knows in advance."""
-    if isinstance(tournament.format, Tables):
-        return tournament.format.games  # who plays later depends on results; not how many
-    games = tournament.format.stage(0, [])
-    return len(games) if isinstance(games, list) else None
-
-
-def play(config: RunConfig, local: list[LocalBot] | None = None, resume: bool = False,
-         cluster: Cluster | None = None, budget: Budget | None = None) -> int:
-    """Play (or, with ``resume``, go on with) the run of ``config``; returns the exit
-    code. ``local``: the bots, when they are played in-process; ``cluster``: the Dask
-    cluster that plays them (``referee.cluster``)."""
-    def warn(message: str) -> None:
-        say(message)
-
-    made: list[Tournament] = []
-
-    def make() -> int:
-        if cluster is not None:
-            made.append(ClusterPool(config, cluster, resume=resume, warn=warn))
-            return EXIT_OK
-        made.append(LocalRunner(config, local, resume=resume, warn=warn)
-                    if local is not None else
-                    WorkerPool(config, resume=resume, warn=warn) if config.workers > 1
-                    else Runner(config, resume=resume, warn=warn))
-        return EXIT_OK
-
-    code = guarded(config, make)
-    if code != EXIT_OK:
-        return code
-    runner = made[0]
-    total = planned_games(runner)
-    duplicate = "duplicate deals" if config.duplicate else "no duplicate deals"
-    say(f"{'resuming' if resume else 'run directory'} {config.out}  ({config.game} "
-        f"{params_text(config.params)}, "
-        f"{config.format}, {total or config.games} games"
-        f"{f' ({config.games} per table)' if config.format == 'tables' else ''}, {duplicate}, "
-        f"move {config.move_ms} ms + bank {config.bank_ms} ms, seed {config.seed}, "
-        f"{deals_note(config)}"
-        f"{', in-process' if local is not None else ''}"
-        f"{f', {config.workers} workers' if config.workers > 1 else ''}"
-        f"{f', cluster {cluster.address}' if cluster is not None else ''})", to=console)
-    first = runner.format.stage(0, [])
-    if isinstance(first, list) and config.format != "tables":
-        say(share_line(first, len(config.bots), config.candidates), to=console)
-    if local is None:
-        say(describe_isolation(config.sandbox, config.limits), to=console)
-    board = LiveBoard(console, total, run_report(
-        merge_settings([run_settings(config.to_dict())]), [b.name for b in config.bots],
-        (config.baseline, 0.0) if config.baseline else None,
-        varying_settings(config.to_dict()), runner.rules.metric),
-        lambda s: say(s, to=console), config.out if resume else None, config.concurrency)
-    runner.progress = board.on_game
-    caught: list[int] = []
-
-    budget = budget or Budget()
-
-    def body() -> int:
-        with board, interrupts(runner, caught), budget.running(runner.interrupt):
-            runner.run()
-        return EXIT_OK
-
-    code = guarded(config, body)
-    if code in (EXIT_OK, EXIT_BOT_START, EXIT_INTERRUPTED, EXIT_TERMINATED):
-        # Not after a failed write: the run directory is what failed.
-        code = guarded(config, lambda: wrap_up(config, runner, board, code, caught, budget))
-    return code
-
-
-def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
-            signals: list[int], budget: Budget) -> int:
-    """After the games: the counters, then the resume hint (stopped) or the leaderboard
-    and bracket (finished), ``summary.md``, and last the replay page; the exit code."""
-    if isinstance(runner, Runner | WorkerPool | ClusterPool):
-        write_text(config.out / "counters.json",
-                   json.dumps(runner.counters_report(), indent=2) + "\n")
-    if runner.interrupted or code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
-        so_far = read_results(config.out)
-        print_standings(console, so_far, board.report)
-        print_fault_summary(so_far, config.out)
-        abandoned = (f", {len(runner.abandoned)} in progress were abandoned"
-                     if runner.abandoned else "")
-        why = f"{budget.option} ran out" if budget.expired else "interrupted"
-        write_summary(config.out, run_summary(partial_report(board, so_far), so_far,
-                                              planned_games(runner), config.out, config.event,
-                                              why))
-        say(f"{why}: {runner.played} games are in the journal{abandoned}; go on with: "
-            f"referee resume {config.out}")
-        if budget.expired and not signals:
-            return EXIT_TIME_BUDGET
-        terminated = code == EXIT_TERMINATED or signal.SIGTERM in signals[:1]
-        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
-    if code != EXIT_OK:
-        return code
-    records = read_results(config.out)
-    if not records:
-        return code
-    try:
-        report = board.report(records)
-    except ReportError as exc:
-        say(str(exc), "error: ")
-        return EXIT_INTERNAL
-    b = runner.format.bracket(records) if isinstance(runner.format, Tables) else None
-    bracket = None if b is None else bracket_to_dict(b)
-    if bracket is not None:
-        write_text(config.out / "bracket.json", json.dumps(bracket, indent=2) + "\n")
-        report = rank_by_bracket(report, bracket)
-    # The standings first: they are what the user waits for; the replay page comes last
-    # (linked from the start: it is written now, or by a process of its own just after).
-    linked = len(records) <= RUN_END_GAMES
-    write_reports(report, config.out, records, bracket, replays=linked)
-    console.print(rich_table(report, console.width))
-    if b is not None:
-        text = render_bracket(b)
-        write_text(config.out / "bracket.txt", text + "\n")
-        for line in text.splitlines():
-            say(line, to=console)
-    say(f"journal {config.out / 'games.jsonl'}; leaderboard {config.out}/"
-        "leaderboard.{json,csv,md,html}", to=console)
-    print_fault_summary(records, config.out)
-    write_summary(config.out, run_summary(report, records, planned_games(runner), config.out,
-                                          config.event))
-    replay = replay_after_run(config.out, lambda line: say(line, "error: "),
-                              lambda line: say(line, to=console))
-    if replay is not None:
-        say(f"replays {replay}", to=console)
-    elif linked and not (config.out / REPLAY_FILE).is_file() and not replay_pending(config.out):
-        write_reports(report, config.out, records, bracket)  # no page to link to after all
-    return EXIT_OK
-
-
-def partial_report(board: LiveBoard, records: list[dict[str, Any]]) -> Report | None:
-    """The leaderboard of a stopped run's games, if they make one yet."""
-    try:
-        return board.report(records) if records else None
-    except ReportError:
-        return None
-
-
-def print_fault_summary(records: list[dict[str, Any]], run_dir: Path) -> None:
-    """Per bot with faults: what went wrong first and where its log is
-    (``referee.summary``)."""
-    for line in render_faults(bot_faults(records), run_dir):
-        say(line, to=console)
-
-
 @app.command()
 def rate(
     run_dirs: Annotated[list[Path], typer.Argument(help="Run directories to rate together.")],
@@ -876,7 +472,7 @@ def sprt(
                                      move_time, time_bank, concurrency, max_faults,
                                      start_timeout, out, limits, sandbox,
                                      secret_file=secret_file, event=event, new_run=not again),
-                         format="sprt")
+                         format="sprt", strict_start=True)  # as play_sprt records it
         test = Sprt(elo0, elo1, alpha, beta)
         if again:
             recorded, recorded_max = load_test(config.out)
@@ -1175,7 +771,7 @@ def run_app(sprt: bool) -> int:
         return EXIT_INTERNAL
     code = EXIT_OK if code is None else int(code)
     sprt = sprt or _sprt_mode
-    if code == EXIT_INTERRUPTED and _terminated:
+    if code == EXIT_INTERRUPTED and was_terminated():
         return EXIT_TERMINATED
     if sprt and _sprt_verdict is None and code in (EXIT_NONCOMPLIANT, EXIT_SPRT_INCONCLUSIVE):
         return EXIT_INTERNAL  # not a verdict: nothing but a verdict may exit 1 or 2

@@ -11,11 +11,11 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from leaderboards.inert import brief
 from referee.deals import Deals, run_deals
 from referee.games import DEFAULT_GAME
 from referee.journal import game_of
 from referee.process import BotLimits, BotSpec, bot_spec, check_name
-from referee.rundir import brief
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$")
 

@@ -25,9 +25,12 @@ from typing import Any
 import msgpack
 
 from referee import human_relay
+from referee.console import console, say
+from referee.exits import EXIT_OK
 from referee.games.api import Game
 from referee.peercred import have_peer_credentials, socket_pid, tree_root
 from referee.runner import Runner
+from referee.runsetup import default_out, make_config, make_limits
 
 SEAT_NAME = "you"
 QUIT_WORDS = ("quit", "q", "exit")
@@ -188,29 +191,28 @@ def play_in_terminal(bots: list[str], game: Game, games: int, seed: int | None,
                      move_time: str, sandbox: str, out: Path | None) -> int:
     """``referee play``: the exit code. ConfigError, BotFileError or SandboxError for bad
     options, before anything is started."""
-    from referee import cli  # the run's plumbing (cli imports this module lazily)
 
     folder = SeatFolder()
-    out = out or cli.default_out(f"play-{game.name}")
+    out = out or default_out(f"play-{game.name}")
     runner: Runner | None = None
     try:
-        config = cli.make_config(
+        config = make_config(
             [f"{SEAT_NAME}={folder.program}", *bots], game, None, games, seed, move_time,
-            "0s", 1, 3, "30s", out, cli.make_limits("2G", "0", 0, 256, "1M", None), sandbox,
+            "0s", 1, 3, "30s", out, make_limits("2G", "0", 0, 256, "1M", None), sandbox,
             duplicate=False)
-        cli.say(f"{game.name}: you play against {', '.join(b.name for b in config.bots[1:])} "
+        say(f"{game.name}: you play against {', '.join(b.name for b in config.bots[1:])} "
                 f"({games} game{'s' if games > 1 else ''}, {config.move_ms // 1000} s a "
-                "decision); type `help` for help, `quit` to leave", to=cli.console)
-        runner = Runner(config, warn=cli.say)
+                "decision); type `help` for help, `quit` to leave", to=console)
+        runner = Runner(config, warn=say)
         finished = play_seat(runner, folder, game, _typed, _shown)
     except KeyboardInterrupt:  # Ctrl-C, SIGTERM: their exit codes (130, 143)
-        cli.say(_left(runner.played if runner else 0, out), to=cli.console)
+        say(_left(runner.played if runner else 0, out), to=console)
         raise
     finally:
         folder.close()
-    cli.say(f"journalled in {out}: replay with `referee show {out}`" if finished
-            else _left(runner.played if runner else 0, out), to=cli.console)
-    return cli.EXIT_OK
+    say(f"journalled in {out}: replay with `referee show {out}`" if finished
+            else _left(runner.played if runner else 0, out), to=console)
+    return EXIT_OK
 
 
 def _left(played: int, out: Path) -> str:

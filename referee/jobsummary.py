@@ -18,8 +18,8 @@ from typing import Any
 from leaderboards import inert
 from leaderboards.cells import caption, columns, md_table, table_cells, text_index
 from leaderboards.report import Report
+from leaderboards.wholefile import replacing
 from referee.journal import StorageError
-from referee.rundir import replacing
 from referee.summary import bot_faults
 
 SUMMARY_FILE = "summary.md"

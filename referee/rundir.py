@@ -8,10 +8,9 @@ written through a second hard link. What is read of one is JSON parsed by ``load
 capped in size and nesting depth. Any of these is a ``RunFileError``: one line that names
 the file (and line) and quotes at most ``QUOTE_CHARS`` of what was wrong.
 
-Before a run starts, ``check_out`` makes sure that ``--out`` is a directory the referee
-can write (not a file, not a read-only or pseudo file system such as ``/proc``) and,
-for a new run, not a run directory already (that is ``referee resume``'s). During a
-run, a write that fails (a full disk, a quota, a file system gone read-only) is a
+Before a run starts, ``referee.runsetup.check_out`` makes sure that ``--out`` is a
+directory the referee can write (``file_system``, ``RUN_FILES``). During a run, a
+write that fails (a full disk, a quota, a file system gone read-only) is a
 ``StorageError``: the run stops with one line saying what could not be written; the
 journal is kept whole (``referee.journal``), so ``referee resume`` finishes the run once
 there is room again. ``write_text`` writes a whole file or leaves the old one.
@@ -24,13 +23,12 @@ import errno
 import json
 import os
 import re
-import secrets
 import stat
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+
+from leaderboards.inert import brief
+from leaderboards.wholefile import replacing
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"
@@ -48,7 +46,6 @@ STORAGE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EFBIG
 MAX_DEPTH = 32
 MAX_LINE_BYTES = {GAMES_FILE: 1 << 20, TRANSCRIPTS_FILE: 64 << 20}
 MAX_FILE_BYTES = 16 << 20  # a whole-file document: config.json, sprt.json
-QUOTE_CHARS = 80  # of a bad value, in an error message
 _STRING = re.compile(rb'"[^"]*"')  # once escapes are gone
 _NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'[]{}"')
 _INNERMOST = re.compile(rb"[\[{][\]}]")
@@ -194,40 +191,6 @@ def check_tree(run_dir: Path) -> None:
                                    "folders (refused)")
 
 
-def brief(value: Any, limit: int = QUOTE_CHARS) -> str:
-    """``value`` as text for an error message (a string as it is, anything else as its
-    ``repr``), cut to ``limit`` characters.
-
-    >>> brief(list(range(100)), 40)
-    '[0, 1, 2, 3, 4, 5, 6, 7,...(390 characters)'
-    """
-    text = value if isinstance(value, str) else repr(value)
-    return text if len(text) <= limit else f"{text[:limit - 16]}...({len(text)} characters)"
-
-
-def check_out(out: Path, new_run: bool) -> None:
-    """ConfigError unless a run can write into ``out`` (created if need be); for a
-    ``new_run``, also unless ``out`` is free of another run's files."""
-    from referee.config import ConfigError  # config reads run files through this module
-
-    fs = file_system(out)
-    if fs in PSEUDO_FILE_SYSTEMS:
-        raise ConfigError(f"--out {out} is on a {fs} file system, which cannot hold a run")
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file, not a directory")
-    if new_run and any((out / name).exists() for name in RUN_FILES):
-        raise ConfigError(f"--out {out} already holds a run: go on with it with "
-                          f"`referee resume {out}`, or give another --out")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=".referee-probe-", dir=out)
-        os.close(fd)
-        os.unlink(probe)
-    except OSError as exc:
-        raise ConfigError(f"{'--out ' if new_run else ''}{out} cannot be written: "
-                          f"{exc.strerror or exc}") from None
-
-
 def file_system(path: Path) -> str | None:
     """The type of the file system ``path`` is (or would be) on; None if unknown."""
     try:
@@ -271,25 +234,3 @@ def write_text(path: Path, text: str) -> None:
         raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
-@contextmanager
-def replacing(path: Path, mode: int = 0o600) -> Iterator[IO[str]]:
-    """A new text file that takes the place of ``path`` whole when the block ends; if
-    the block raises (an OSError, a full disk), the file is removed and what was at
-    ``path`` stays. ``mode``: the file's permissions. Neither the new file nor ``path``
-    is reached through a symbolic link: a link at ``path`` is replaced, not followed."""
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    tmp = f".{path.name}.{secrets.token_hex(6)}"
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     mode, dir_fd=folder)
-        try:
-            os.fchmod(fd, mode)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                yield f
-            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=folder)
-            raise
-    finally:
-        os.close(folder)

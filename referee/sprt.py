@@ -27,7 +27,6 @@ from typing import Any
 
 from leaderboards.sprt import Sprt, game_score
 from referee.budget import Budget
-from referee.cluster import ClusterPool
 from referee.clusterconnect import Cluster
 from referee.config import ConfigError, RunConfig
 from referee.journal import GAMES_FILE, read_lines
@@ -158,8 +157,12 @@ def play_sprt(config: RunConfig, test: Sprt, max_games: int,
 
     try:
         if match.decided_at_pairs is None:
-            runner = (Runner(config, progress=progress, resume=resume) if cluster is None
-                      else ClusterPool(config, cluster, progress=progress, resume=resume))
+            if cluster is None:
+                runner: Tournament = Runner(config, progress=progress, resume=resume)
+            else:
+                from referee.cluster import ClusterPool  # dask: for a cluster run only
+
+                runner = ClusterPool(config, cluster, progress=progress, resume=resume)
             with (budget or Budget()).running(runner.interrupt):
                 runner.run()
     finally:

@@ -13,9 +13,13 @@ from pathlib import Path
 
 from referee.check import run_check
 from referee.config import ConfigError
+from referee.console import console, say
+from referee.exits import EXIT_OK
 from referee.games import package
 from referee.games.api import Game
+from referee.playrun import play
 from referee.process import file_label, resolve_bots
+from referee.runsetup import default_out, make_config, make_limits
 
 CHECK_MOVE_MS, CHECK_START_MS = 2000, 30_000
 
@@ -37,23 +41,22 @@ def try_bot(bot: str, game: Game, games: int, sandbox: str, out: Path | None) ->
     """Check ``bot``, then play it against the bundled bots; the exit code (``check``'s
     when the bot does not comply, else ``run``'s). ConfigError, BotFileError or
     SandboxError for bad options, before anything is started."""
-    from referee import cli  # the run's plumbing (cli imports this module lazily)
 
     spec = resolve_bots([bot])[0]
-    out = out or cli.default_out(f"try-{file_label(spec.name)}")
-    limits = cli.make_limits("2G", "0", 0, 256, "1M", None)
-    config = cli.make_config([bot, *bundled_bots(game)], game, None, games, None, "1s", "5s",
+    out = out or default_out(f"try-{file_label(spec.name)}")
+    limits = make_limits("2G", "0", 0, 256, "1M", None)
+    config = make_config([bot, *bundled_bots(game)], game, None, games, None, "1s", "5s",
                              1, 3, "30s", out, limits, sandbox)
-    code = run_check(spec, game, CHECK_MOVE_MS, CHECK_START_MS, cli.console, out / "logs",
+    code = run_check(spec, game, CHECK_MOVE_MS, CHECK_START_MS, console, out / "logs",
                      config.sandbox, limits)
-    if code != cli.EXIT_OK:
-        cli.say(f"{spec.name} did not pass the check (above): no match was played; its "
+    if code != EXIT_OK:
+        say(f"{spec.name} did not pass the check (above): no match was played; its "
                 f"logs are in {out / 'logs'}")
         return code
     others = ", ".join(b.name for b in config.bots[1:])
-    cli.say(f"{spec.name} complies; now {games} games against {others}", to=cli.console)
-    code = cli.play(config)
-    if code == cli.EXIT_OK:
-        cli.say(f"replay one of its games: referee show {out} --bot {spec.name}",
-                to=cli.console)
+    say(f"{spec.name} complies; now {games} games against {others}", to=console)
+    code = play(config)
+    if code == EXIT_OK:
+        say(f"replay one of its games: referee show {out} --bot {spec.name}",
+                to=console)
     return code

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboards.inert import brief
 from referee.deals import Deals, run_deals
 from referee.games import GameError, load_game
 from referee.games.api import Outcome
@@ -54,7 +55,7 @@ from referee.journal import (
     read_lines,
 )
 from referee.match import by_place
-from referee.rundir import RunFileError, brief, read_config
+from referee.rundir import RunFileError, read_config
 from referee.schedule import LEGACY_SEED_SHIFT, ScheduledGame
 from referee.tournament import make_format
 

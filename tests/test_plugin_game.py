@@ -293,10 +293,10 @@ def test_a_plugged_in_game_resumes_after_kill_9(tmp_path: Path,
 def test_check_plays_the_plugged_in_games_turns(tmp_path: Path,
                                                 plugged: dict[str, str]) -> None:
     good = referee(plugged, tmp_path, "check", "--game", "higher-card",
-                   str(tmp_path / "stayer.py"), "--out", str(tmp_path / "c1"))
+                   str(tmp_path / "stayer.py"), "--out", str(tmp_path / "c1"), "--sandbox", "none")
     assert good.returncode == 0 and "stayer: complies" in good.stdout, good.stdout
     bad = referee(plugged, tmp_path, "check", "--game", "higher-card",
-                  str(tmp_path / "bad.py"), "--out", str(tmp_path / "c2"))
+                  str(tmp_path / "bad.py"), "--out", str(tmp_path / "c2"), "--sandbox", "none")
     assert bad.returncode == 1 and "FAIL higher-card, scripted turn 1 of 1" in bad.stdout
     rules = referee(plugged, tmp_path, "rules", "higher-card")
     assert rules.returncode == 0 and "the higher rank wins" in rules.stdout

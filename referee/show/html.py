@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
+from leaderboards.wholefile import replacing
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
-from referee.rundir import CONFIG_FILE, replacing
+from referee.rundir import CONFIG_FILE
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games (a larger page is slow to

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from leaderboards.inert import brief
 from referee.games import GameError, load_game
 from referee.games.api import Step
 from referee.journal import (
@@ -26,7 +27,7 @@ from referee.journal import (
     game_of,
     read_lines,
 )
-from referee.rundir import MAX_LINE_BYTES, RunFileError, brief, load_json, open_read
+from referee.rundir import MAX_LINE_BYTES, RunFileError, load_json, open_read
 
 
 class ShowError(Exception):

@@ -21,6 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import REFEREE, good, hostile, no_traceback  # noqa: E402
 
+from referee.games import load_game  # noqa: E402
 from referee.kernelcache import Tampered, cache_key, cache_root, verified  # noqa: E402
 from referee.sandbox import Sandbox, bwrap_problem  # noqa: E402
 
@@ -46,7 +47,8 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     else compiled by the first command that needs it."""
     cache = tmp_path_factory.mktemp("cache")
     root = cache_root()
-    machine = root / cache_key(Sandbox("bwrap")) if root is not None else None
+    key = cache_key(Sandbox("bwrap"), load_game("polish_poker").kernels)
+    machine = root / key if root is not None else None
     try:
         if machine is not None and verified(machine):
             shutil.copytree(machine, cache / "referee" / "kernels" / machine.name)

@@ -7,13 +7,13 @@ import json
 import re
 
 from protocol.codec import decode
-from protocol.exchange import EXAMPLES, ROOT, stale
+from referee.exchange import EXAMPLES, ROOT, stale
 
 BLOCK = re.compile(r"<!-- exchange: .*? -->(.*?)<!-- /exchange -->", re.S)
 
 
 def test_the_spec_exchanges_are_up_to_date():
-    assert stale() == [], "run: python -m protocol.exchange --write"
+    assert stale() == [], "run: python -m referee.exchange --write"
 
 
 def test_each_hex_block_decodes_to_its_json():

@@ -4,7 +4,7 @@ a msgpack encoder in a language without a kit tests against.
 Each example is the first scripted turn of ``referee check`` (``Game.check_turns``): the
 ``act`` as the referee builds and encodes it, and the legal reply. The blocks between
 ``<!-- exchange: NAME -->`` and ``<!-- /exchange -->`` in the SPEC files are made here:
-``python -m protocol.exchange --write`` rewrites them; without ``--write`` it says which
+``python -m referee.exchange --write`` rewrites them; without ``--write`` it says which
 are out of date (exit 1). tests/kits/test_spec_bytes.py holds them to the code.
 """
 
@@ -54,7 +54,7 @@ def block(name: str) -> str:
         parts += [f"{who}, as JSON:", "", "```json", json.dumps(message), "```", "",
                   f"as msgpack, {len(data)} bytes (hex):", "", "```", hex_lines(data), "```", ""]
     return "\n".join([
-        "", "One whole exchange as bytes (made by `python -m protocol.exchange --write` from "
+        "", "One whole exchange as bytes (made by `python -m referee.exchange --write` from "
         "`referee check`'s first scripted turn; a test holds it to the code). A map's keys may "
         "come in any order, and a bot must accept any; `seq` in the reply is the request's own "
         "`seq`, copied, never counted.", "", *parts])
