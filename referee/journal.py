@@ -320,12 +320,17 @@ def transcript_offsets(path: Path, games: Collection[int] | None = None) -> dict
         return offsets
     offset = 0
     with f:
-        for line in f:
+        for number, line in enumerate(f, 1):
             m = GAME_PREFIX.match(line)
             try:
-                game = int(m.group(1)) if m else load_json(line, str(path)).get("game")
-            except (RunFileError, AttributeError):
-                game = None  # a torn last line or a bad one: reported if it is read
+                game = (int(m.group(1)) if m else
+                        load_json(line, f"{path}:{number}", what="a record").get("game"))
+            except RunFileError:
+                if line.endswith(b"\n"):  # a whole line that is not a record
+                    raise
+                game = None  # a torn last line: its game is played again
+            except AttributeError:
+                game = None  # not an object: reported if it is read
             if isinstance(game, int) and (games is None or game in games):
                 offsets[game] = offset
             offset += len(line)

@@ -16,7 +16,7 @@ When a game ends its processes become idle. An idle process is kept (warm) only 
 its bot is in one of the next games (``release``'s ``soon``), and at most ``warm`` idle
 processes are kept in all (the least recently used are ended first). So at any moment
 the bot processes number at most the seats in play (``concurrency x players``, those
-starting included) plus ``warm``.
+starting included) plus ``warm``. An ended process is told ``bye`` (``retire``).
 
 The ``n``-th process of a bot in this pool (from 0) is made for slot ``first_slot + n %
 slots``, generation ``n // slots``, so (slot, generation) is unique across the workers of
@@ -27,7 +27,7 @@ a run, since each worker numbers from its own first slot. The runner labels them
 >>> class Fake:
 ...     def __init__(self, spec, slot, generation=0):
 ...         self.spec, self.number, self.stopped = spec, (slot, generation), False
-...     def stop(self, grace_s=0.0): self.stopped = True
+...     def retire(self): self.stopped = True
 >>> pool = BotPool([NS(name="a")], Fake, first_slot=0, slots=2, warm=1)
 >>> game = NS(seating=(0,), seed=7)
 >>> [i.number for i in pool.seat(game)]
@@ -58,7 +58,7 @@ SEEN_KEPT = 1024
 class Instance(Protocol):
     spec: Any
 
-    def stop(self, grace_s: float = 0.0) -> None: ...
+    def retire(self) -> None: ...
 
 
 I = TypeVar("I", bound=Instance)  # noqa: E741
@@ -118,7 +118,7 @@ class BotPool(Generic[I]):
         ended = [m for m in idle if m.bot not in soon] + \
             [m for m in idle if m.bot in soon][self._warm:]
         for m in ended:
-            m.instance.stop()
+            m.instance.retire()
         gone = {id(m) for m in ended}
         self._members = [m for m in self._members if id(m) not in gone]
 

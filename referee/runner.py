@@ -37,13 +37,14 @@ from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool, Lookahead
 from referee.process import BotProcess, BotSpec, file_label
 from referee.sandbox import Sandbox, masks
-from referee.schedule import ScheduledGame
+from referee.schedule import ScheduledGame, table_seatings
 from referee.tournament import ProgressFn, Tournament
 
 POLL_MS = 20
 # A wait that returns this much after its time means the referee itself did not run.
 STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
+RETIRE_GRACE_S = 1.0  # a retired process has this long to exit on its `bye`
 CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
 # Games looked ahead, per slot, for the bots whose idle processes are worth keeping.
 LOOKAHEAD_PER_SLOT = 4
@@ -65,9 +66,12 @@ def raise_open_files_limit() -> None:
 
 
 def warm_processes(config: RunConfig) -> int:
-    """Idle bot processes a runner keeps at most (``referee.pool``): one per seat in play,
-    so that the processes never number more than twice the seats in play."""
-    return config.concurrency * config.players
+    """Idle bot processes a runner keeps at most (``referee.pool``): per seat in play, the
+    games of a deal (a duplicate group; 1 without), so that a bot's processes for one
+    group play the next group's games without a new start. The processes then number at
+    most the seats in play times one more than that (3 for 2 players, 7 for 3)."""
+    group = len(table_seatings(tuple(range(config.players)))) if config.duplicate else 1
+    return config.concurrency * config.players * group
 
 
 class BotStartError(RuntimeError):
@@ -236,6 +240,20 @@ class BotInstance:
         if self.process is None:
             return
         self.process.kill(grace_s)
+        self._forget()
+
+    def retire(self) -> None:
+        """The pool needs this process no more: say ``bye`` and let it exit by itself
+        (SPEC: the bot exits on ``bye``); the run's loop ends it after RETIRE_GRACE_S."""
+        if self.process is None or not self.ready:
+            self.stop()
+            return
+        self.hold(False)
+        self.send({"type": "bye"})
+        self.runner.retired.append((self.process, time.perf_counter() + RETIRE_GRACE_S))
+        self._forget()
+
+    def _forget(self) -> None:
         self.runner.hub.forget(self)
         self.process, self.ready = None, False
         if self.meter is not None:
@@ -266,6 +284,7 @@ class Runner(Tournament):
         self.start_streak = {b.name: 0 for b in config.bots}  # failed starts in a row
         self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
         self.failed_logs: dict[str, str] = {}  # bot name -> the log of its last failed start
+        self.retired: list[tuple[BotProcess, float]] = []  # told `bye`; killed at the time
         self.pool: BotPool[BotInstance] = BotPool(
             config.bots, lambda spec, slot, gen: BotInstance(spec, slot, self, gen),
             first_slot, config.concurrency, warm=warm_processes(config))
@@ -358,6 +377,7 @@ class Runner(Tournament):
             if now - last_liveness > LIVENESS_EVERY_S:
                 last_liveness = now
                 self._check_liveness()
+                self._end_retired(now)
 
     def _busy_bots(self) -> set[int]:
         """The bot numbers seated at tables in progress or starting."""
@@ -506,6 +526,17 @@ class Runner(Tournament):
             if table is not None:
                 table.on_crash(inst, detail)
 
+    def _end_retired(self, now: float) -> None:
+        """Reap the retired processes that exited on their ``bye``; kill those past
+        their grace."""
+        kept = []
+        for process, deadline in self.retired:
+            if process.exit_code() is not None or now > deadline:
+                process.kill()
+            else:
+                kept.append((process, deadline))
+        self.retired = kept
+
     def close(self) -> None:
         """End every bot process group (politely first) and the hub."""
         live = [i for i in self.instances if i.process is not None]
@@ -513,7 +544,10 @@ class Runner(Tournament):
             inst.hold(False)  # a frozen process could not say goodbye
             if inst.ready:
                 inst.send({"type": "bye"})
-        deadline = time.perf_counter() + 1.0
+        deadline = time.perf_counter() + RETIRE_GRACE_S
+        for process, retired_by in self.retired:
+            process.kill(max(0.0, retired_by - time.perf_counter()))
+        self.retired = []
         for inst in live:
             grace = deadline - time.perf_counter() if inst.ready else 0.0
             inst.stop(grace_s=max(0.0, grace))

@@ -30,7 +30,7 @@ from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from leaderboards.wholefile import replacing
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
-from referee.rundir import CONFIG_FILE
+from referee.rundir import RunFileError, read_config
 from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
@@ -255,8 +255,8 @@ def _script_json(doc: Any) -> str:
 def _event(run_dir: Path) -> str | None:
     """The run's ``--event`` name (``config.json``), if it has one."""
     try:
-        event = json.loads((run_dir / CONFIG_FILE).read_text())["config"].get("event")
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        event = read_config(run_dir).get("event")
+    except (OSError, RunFileError):  # a page is still made of a run with a bad config.json
         return None
     return event if isinstance(event, str) and event else None
 

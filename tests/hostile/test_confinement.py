@@ -47,7 +47,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     else compiled by the first command that needs it."""
     cache = tmp_path_factory.mktemp("cache")
     root = cache_root()
-    key = cache_key(Sandbox("bwrap"), load_game("polish_poker").kernels)
+    key = cache_key(Sandbox("bwrap"), load_game("polish-poker").kernels)
     machine = root / key if root is not None else None
     try:
         if machine is not None and verified(machine):

@@ -279,7 +279,8 @@ def test_check_reports_a_faulty_bot(tmp_path, bot, code):
                    "--start-timeout", "10s", cwd=tmp_path)
     assert proc.returncode == code, (proc.stdout, proc.stderr)
     no_traceback(proc)
-    out = lines(proc.stdout)
+    sandbox, *out = lines(proc.stdout)
+    assert sandbox.startswith("sandbox: "), proc.stdout  # check holds the bot as run does
     fails = [ln for ln in out if ln.startswith("FAIL ")]
     assert fails, proc.stdout
     if code == 1:

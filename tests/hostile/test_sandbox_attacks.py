@@ -58,7 +58,7 @@ MODES = {
 }
 ALLOWED_ENV = {"PWD", "PATH", "HOME", "TMPDIR", "LANG", "PYTHONPATH", "PYTHONUNBUFFERED",
                "NUMBA_CACHE_DIR", "REFEREE_ENDPOINT", "REFEREE_TOKEN", "REFEREE_GAME",
-               "REFEREE_KERNELS"}
+               "REFEREE_KERNELS", "REFEREE_START_TIMEOUT_MS"}  # SPEC.md, Starting
 SECRET = "referee-secret-7f3a9c"  # in the referee's environment only
 
 
@@ -336,7 +336,7 @@ def test_a_wiped_setsid_grandchild_is_ended(tmp_path, arena, mode):
     bots = bots_in(arena, "env_wiper", "caller.py")
     try:
         with pytest.raises(BotStartError, match="env_wiper"):
-            Runner(config(tmp_path, bots, mode)).run()
+            Runner(replace(config(tmp_path, bots, mode), strict_start=True)).run()
         time.sleep(0.2)
         left = subprocess.run(["pgrep", "-f", "sleep 4343"], capture_output=True,
                               text=True).stdout.split()
@@ -356,7 +356,7 @@ def test_fork_bomb_is_capped_in_the_sandbox(tmp_path, arena):
     cfg = config(tmp_path, [str(arena / "bots" / "fork_bomb"), *bots], "bwrap",
                  limits=BotLimits(procs=30))
     with pytest.raises(BotStartError, match="fork_bomb"):
-        Runner(replace(cfg, start_timeout_ms=3000)).run()
+        Runner(replace(cfg, start_timeout_ms=3000, strict_start=True)).run()
     log = (tmp_path / "run" / "logs" / "fork_bomb.0.stderr.log").read_text()
     made = [int(ln.split()[1]) for ln in log.splitlines() if ln.startswith("forked ")]
     assert made and max(made) < 30, max(made, default=None)

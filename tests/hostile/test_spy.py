@@ -35,7 +35,7 @@ from referee.journal import read_games, read_transcripts  # noqa: E402
 VIEW_KEYS = {"ruleset", "seat", "players", "round", "cap", "hand", "community", "counts",
              "active", "opener", "history"}
 KEYS = {
-    "welcome": {"type", "protocol", "name", "limits"},
+    "welcome": {"type", "protocol", "name", "limits", "options"},
     "game_start": {"type", "seq", "game", "game_id", "seat", "players", "seed", "params",
                    "time"},
     "act": {"type", "seq", "view", "results", "deadline_ms", "time"},
