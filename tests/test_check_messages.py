@@ -42,7 +42,8 @@ def act(view):
 
 def check(bot: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(BIN / "referee"), "check", "--game", "six-card-golf",
-                           str(bot), "--out", str(tmp_path / "logs")], cwd=tmp_path,
+                           str(bot), "--out", str(tmp_path / "logs"),
+                           "--sandbox", "none"], cwd=tmp_path,  # its bots write beside them
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "200"})
 

@@ -134,7 +134,8 @@ def test_sigterm_stops_like_ctrl_c_exit_143_and_resume_finishes(tmp_path, tmpdir
                  "--concurrency", "2", "--workers", str(workers), "--out", str(run),
                  tmp=tmpdir_env)
     wait_games(run, 3)
-    assert len(list(tmpdir_env.iterdir())) == workers  # each hub's ipc folder
+    ipc = [p for p in tmpdir_env.iterdir() if not p.name.startswith("referee-kernels-")]
+    assert len(ipc) == workers  # each hub's ipc folder (and the sandbox's kernel copy)
     if everyone:
         for child in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split():
             os.kill(int(child), signal.SIGTERM)
@@ -199,7 +200,7 @@ def test_sigterm_while_a_bot_starts_ends_at_once(tmp_path, tmpdir_env):
 def test_sigterm_during_check_removes_its_folders(tmp_path, tmpdir_env):
     (never,) = bots(tmp_path, "never_connects")
     proc = start("check", never, "--start-timeout", "60s", "--out", str(tmp_path / "check"),
-                 tmp=tmpdir_env)
+                 "--sandbox", "none", tmp=tmpdir_env)  # the bot writes its pid beside it
     deadline = time.monotonic() + 30
     while not (tmp_path / "bots" / "never_connects.pid").exists():
         assert time.monotonic() < deadline
@@ -218,8 +219,8 @@ def test_temporary_folders_go_on_success_and_on_bot_failure(tmp_path, tmpdir_env
     ok = referee("run", "--bots", caller, rnd, "--games", "2", "--out", str(tmp_path / "a"),
                  tmp=tmpdir_env)
     assert ok.returncode == 0, ok.stderr
-    failed = referee("run", "--bots", dead, caller, "--out", str(tmp_path / "b"),
-                     tmp=tmpdir_env)
+    failed = referee("run", "--bots", dead, caller, "--strict-start", "--out",
+                     str(tmp_path / "b"), tmp=tmpdir_env)
     one_error(failed, 3, "exit_at_once")
     checked = referee("check", caller, "--out", str(tmp_path / "c1"), tmp=tmpdir_env)
     assert checked.returncode == 0, checked.stdout
