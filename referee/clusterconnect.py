@@ -57,7 +57,7 @@ def connect(address: str, wait_s: float = 0.0, insecure: bool = False,
         from distributed import Client
     except ImportError:
         raise ClusterError("--cluster needs Dask: pip install "
-                           "'polish-poker-referee[cluster]'") from None
+                           "'card-bot-referee[cluster]'") from None
     # What goes wrong the coordinator says in one line; Dask's own log lines (a lost
     # connection, its retries) would repeat it on the terminal.
     for name in [n for n in logging.root.manager.loggerDict if n.startswith("distributed")]:
@@ -119,7 +119,7 @@ def _local(address: str, wait_s: float) -> Cluster:
         security = Security.temporary()
     except ImportError:
         raise ClusterError("--cluster local:N needs the package cryptography: pip install "
-                           "'polish-poker-referee[cluster]'") from None
+                           "'card-bot-referee[cluster]'") from None
     # A Ctrl-C on the terminal is the coordinator's to handle (it ends the workers'
     # games itself): the worker processes are started with SIGINT ignored, which they
     # keep (Python and asyncio leave an ignored SIGINT alone). What fails in a task

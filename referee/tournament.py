@@ -181,7 +181,7 @@ class Tournament:
         if self.config.secret is not None:
             store_secret(out, self.config.secret)
         versions = {"python": platform.python_version()}
-        for pkg in ("polish-poker-referee", "numba", "numpy", "pyzmq", "msgpack"):
+        for pkg in ("card-bot-referee", "numba", "numpy", "pyzmq", "msgpack"):
             try:
                 versions[pkg] = metadata.version(pkg)
             except metadata.PackageNotFoundError:

@@ -128,7 +128,7 @@ def test_config_records_bots_and_versions(runs: dict[str, Path], key: str):
     assert doc["config"]["seed"] == str(case.seed)
     assert doc["config"]["params"] == {"ruleset": case.rules}
     assert doc["config"]["deals"] == "seed" and not (run / "secret.key").exists()
-    for pkg in ("python", "polish-poker-referee", "pyzmq", "msgpack"):
+    for pkg in ("python", "card-bot-referee", "pyzmq", "msgpack"):
         assert doc["versions"][pkg], pkg
 
 
