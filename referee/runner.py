@@ -250,11 +250,15 @@ class BotInstance:
             return
         self.hold(False)
         self.send({"type": "bye"})
-        self.runner.retired.append((self.process, time.perf_counter() + RETIRE_GRACE_S))
-        self._forget()
+        # The hub knows it until it is ended: what it does meanwhile is still its own.
+        self.runner.retired.append((self, self.process, time.perf_counter() + RETIRE_GRACE_S))
+        self._let_go()
 
     def _forget(self) -> None:
         self.runner.hub.forget(self)
+        self._let_go()
+
+    def _let_go(self) -> None:
         self.process, self.ready = None, False
         if self.meter is not None:
             self.meter.close()
@@ -284,7 +288,8 @@ class Runner(Tournament):
         self.start_streak = {b.name: 0 for b in config.bots}  # failed starts in a row
         self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
         self.failed_logs: dict[str, str] = {}  # bot name -> the log of its last failed start
-        self.retired: list[tuple[BotProcess, float]] = []  # told `bye`; killed at the time
+        # Told `bye` (``BotInstance.retire``): each with its process, ended at the time.
+        self.retired: list[tuple[BotInstance, BotProcess, float]] = []
         self.pool: BotPool[BotInstance] = BotPool(
             config.bots, lambda spec, slot, gen: BotInstance(spec, slot, self, gen),
             first_slot, config.concurrency, warm=warm_processes(config))
@@ -530,11 +535,12 @@ class Runner(Tournament):
         """Reap the retired processes that exited on their ``bye``; kill those past
         their grace."""
         kept = []
-        for process, deadline in self.retired:
+        for inst, process, deadline in self.retired:
             if process.exit_code() is not None or now > deadline:
                 process.kill()
+                self.hub.forget(inst)
             else:
-                kept.append((process, deadline))
+                kept.append((inst, process, deadline))
         self.retired = kept
 
     def close(self) -> None:
@@ -545,8 +551,9 @@ class Runner(Tournament):
             if inst.ready:
                 inst.send({"type": "bye"})
         deadline = time.perf_counter() + RETIRE_GRACE_S
-        for process, retired_by in self.retired:
+        for inst, process, retired_by in self.retired:
             process.kill(max(0.0, retired_by - time.perf_counter()))
+            self.hub.forget(inst)
         self.retired = []
         for inst in live:
             grace = deadline - time.perf_counter() if inst.ready else 0.0
