@@ -124,8 +124,7 @@ def busy_machine(n: int = 2) -> list[subprocess.Popen]:
             for _ in range(n)]
 
 
-def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int,
-               env: dict[str, str] | None = None) -> list[dict]:
+def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) -> list[dict]:
     """A run at 50 ms a move and no bank on a busy machine; the journal's records.
 
     The bots get a generous start timeout: starting 32 sandboxed interpreters on a
@@ -139,7 +138,7 @@ def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int,
              "--games", str(games), "--concurrency", str(concurrency), "--move-time", "50ms",
              "--time-bank", "0", "--start-timeout", "240s", "--seed", "3", "--out", str(out)],
             cwd=tmp_path, capture_output=True, text=True, timeout=600,
-            env={**os.environ, **(env or {})}, preexec_fn=contended)
+            preexec_fn=contended)
     finally:
         for hog in hogs:
             hog.kill()
@@ -169,8 +168,8 @@ def test_on_a_busy_machine_a_bot_that_sleeps_or_computes_too_long_still_times_ou
     three timeouts and its process is ended). The burner's CPU time is a floor that no
     load lowers."""
     caller = good(tmp_path, "caller.py")[0]
-    bots = [caller, str(FAULTY / "late.py"), str(FAULTY / "burner.py")]
-    records = run_loaded(tmp_path, bots, games=6, concurrency=2, env={"LATE_DELAY_S": "30"})
+    bots = [caller, f"{FAULTY / 'late.py'},arg=30", str(FAULTY / "burner.py")]
+    records = run_loaded(tmp_path, bots, games=6, concurrency=2)
     for rec in records:
         faults = {(f["bot"], f["label"]) for f in rec["faults"]}
         assert faults == {("burner", "timeout"), ("late", "timeout")}, rec["faults"]

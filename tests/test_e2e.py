@@ -215,7 +215,8 @@ def test_raw_spec_bot_plays_whole_games_without_a_fault(runs: dict[str, Path]):
             assert rec["faults"] == [], (key, rec["game"], rec["faults"])
             timing = next(t for t in rec["timing"] if t["bot"] == "raw_spec_bot")
             assert timing["decisions"] > 0
-        assert (run / "logs" / "raw_spec_bot.0.stderr.log").read_text() == ""
+        log = (run / "logs" / "raw_spec_bot.0.stderr.log").read_text()
+        assert log == "raw_spec_bot: options {} argv []\n", log  # what it prints on welcome
 
 
 def test_referee_check_passes_the_raw_spec_bot():

@@ -148,7 +148,8 @@ def test_a_crash_is_told_with_the_last_lines_of_stderr_and_where_to_look(
     assert text[start + 2].endswith("(crash): process exited with code 1; its stderr ends:")
     assert text[start + 3].strip() == "crash_mid_game: third decision, goodbye"
     assert text[start + 4].strip() == f"log: {out / 'logs' / 'crash_mid_game.0.stderr.log'}"
-    assert len(text) == start + 5  # nothing about the bots without faults
+    # nothing about the bots without faults; then only where the replays are
+    assert [ln.split()[0] for ln in text[start + 5:]] == ["replays"], text[start + 5:]
     assert_nothing_left(tmp_path)
 
 

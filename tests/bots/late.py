@@ -3,15 +3,15 @@
 Meant for runs with ``--move-time 100ms --time-bank 0``: the first decision of each
 game times out, and the late answer, when it finally comes, must be dropped as stale
 (it echoes the ``seq`` of a request that is no longer open). Other decisions are
-answered at once, like caller. ``LATE_DELAY_S`` in its environment changes the delay.
+answered at once, like caller. Its first argument (``late.py,arg=30``) changes the delay.
 """
 
-import os
+import sys
 import time
 
 from evaluator import declarations
 
-DELAY_S = float(os.environ.get("LATE_DELAY_S", "0.4"))
+DELAY_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
 decisions = 0
 
 
