@@ -127,8 +127,12 @@ def _local(address: str, wait_s: float) -> Cluster:
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         with dask.config.set(LOCAL_CONFIG):
+            # The scheduler serves HTTP (health) even without a dashboard, by default on
+            # port 8787: on a free loopback port instead, so that another Dask there is
+            # neither met nor warned about.
             local = LocalCluster(n_workers=n, threads_per_worker=THREADS_PER_WORKER,
-                                 processes=True, dashboard_address=None, host="127.0.0.1",
+                                 processes=True, dashboard_address="127.0.0.1:0",
+                                 scheduler_kwargs={"dashboard": False}, host="127.0.0.1",
                                  security=security, protocol="tls://",
                                  silence_logs=logging.CRITICAL)
     finally:
