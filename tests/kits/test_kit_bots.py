@@ -2,8 +2,8 @@
 JavaScript and C bots play a short sandboxed run together with a bundled bot, with no
 fault, and the run verifies.
 
-Short runs keep CI within its budget: 3 games (no duplicate deals; 2 for polacco's
-table of three), Turkish poker 5 hands a game, golf to 40 points; each is a whole game
+50 games each (no duplicate deals), Turkish poker 5 hands a game and golf to 40
+points to keep CI within its budget; each is a whole game
 over real sockets in bubblewrap."""
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[2]
 REFEREE = str(Path(sys.executable).parent / "referee")
 KITS = ("js", "c")
 GAMES = {  # bot -> the game's options, the bundled bot it meets, games
-    "official": (["--game", "polish-poker"], "bots/statistician.py", 3),
-    "polacco": (["--game", "polish-poker", "--rules", "polacco"], "bots/statistician.py", 2),
+    "official": (["--game", "polish-poker"], "bots/statistician.py", 50),
+    "polacco": (["--game", "polish-poker", "--rules", "polacco"], "bots/statistician.py", 50),
     "turkish": (["--game", "turkish-poker", "--param", "hands=5"],
-                "bots/turkish_poker/rules_bot.py", 3),
+                "bots/turkish_poker/rules_bot.py", 50),
     "golf": (["--game", "six-card-golf", "--param", "target=40"],
-             "bots/six_card_golf/greedy_bot.py", 3),
+             "bots/six_card_golf/greedy_bot.py", 50),
 }
 
 
