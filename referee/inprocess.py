@@ -132,7 +132,9 @@ class LocalRunner(Tournament):
         if [b.name for b in bots] != [b.name for b in config.bots]:
             raise ValueError("bots must match config.bots, in order")
         self.bots = list(bots)
-        self._game_marks: dict[str, str] = {}  # per bot: a game start not yet in its log
+        # Per bot: the game (and seat) whose start is not yet in its log, made into
+        # the log's line only if the bot writes to it.
+        self._game_marks: dict[str, tuple[int, int]] = {}
         self._random = SeatRandom([])  # the generators of the game being played
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
@@ -260,14 +262,15 @@ class LocalRunner(Tournament):
 
     def _mark(self, match: Match, seat: int) -> None:
         """Note in the bot's log where this game starts (only once it writes to it)."""
-        self._game_marks[match.names[seat]] = game_marker(match.game.index, seat)
+        self._game_marks[match.names[seat]] = (match.game.index, seat)
 
     def _log(self, match: Match, seat: int, text: str) -> None:
         """Put ``text`` and the exception being handled in the bot's log."""
         name = match.names[seat]
         with open_append(self.config.out, self.log_path(name)) as f:
             mark = self._game_marks.pop(name, None)
-            f.write(f"{mark or ''}{text}\n{traceback.format_exc()}".encode())
+            head = game_marker(*mark) if mark else ""
+            f.write(f"{head}{text}\n{traceback.format_exc()}".encode())
 
 
 def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,

@@ -153,8 +153,12 @@ def untimed(transcript: dict[str, Any]) -> dict[str, Any]:
     return {**transcript, "decisions": [d[:2] for d in transcript["decisions"]]}
 
 
+# json.dumps(doc, separators=(",", ":")) builds this encoder anew on every call.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def _line(doc: dict[str, Any]) -> bytes:
-    return (json.dumps(doc, separators=(",", ":")) + "\n").encode()
+    return (_COMPACT.encode(doc) + "\n").encode()
 
 
 def repair_journal(run_dir: Path, warn: Any = None) -> None:
