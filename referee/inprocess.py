@@ -194,7 +194,7 @@ class LocalRunner(Tournament):
                 self._exited(match, seat, exc)
                 continue
             elapsed = (clock() - start) * 1000
-            if self._timed_out(match, seat, elapsed, budget):
+            if elapsed > budget and self._timed_out(match, seat, elapsed, budget):
                 continue
             try:
                 action = parse(value)
