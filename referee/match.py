@@ -143,9 +143,7 @@ class Match:
         clock = self.clocks[seat]
         clock.times_ms.append(elapsed_ms)
         self.decisions.append([seat, len(self.engine.events), round(elapsed_ms, 3)])
-        over = elapsed_ms - self.move_ms
-        if over > 0:  # within the move time the bank is untouched
-            clock.bank_ms = max(0.0, clock.bank_ms - over)
+        clock.bank_ms = max(0.0, clock.bank_ms - max(0.0, elapsed_ms - self.move_ms))
 
     def _record(self, seat: int, label: str, detail: str) -> None:
         cap = CRASH_DETAIL_CHARS if label == "crash" else DETAIL_CHARS
