@@ -44,6 +44,7 @@ from types import ModuleType
 from typing import Any
 
 from referee.config import RunConfig
+from referee.deals import Deals
 from referee.games import DEFAULT_GAME, load_game
 from referee.journal import read_games
 from referee.logs import game_marker
@@ -100,6 +101,25 @@ def load_local_bots(specs: Sequence[BotSpec]) -> list[LocalBot]:
     return bots
 
 
+class _BotSeeds(Sequence[int]):
+    """The bot seed of each seat of a game, each worked out (an HMAC) on first use: most
+    bots draw nothing and have no hooks, and their seeds are never needed."""
+
+    def __init__(self, deals: Deals, game: ScheduledGame) -> None:
+        self._deals, self._game = deals, game
+        self._seeds: list[int | None] = [None] * len(game.seating)
+
+    def __len__(self) -> int:
+        return len(self._seeds)
+
+    def __getitem__(self, seat):  # type: ignore[no-untyped-def]
+        seed = self._seeds[seat]
+        if seed is None:
+            seed = self._seeds[seat] = self._deals.bot_seed(self._game.seed,
+                                                            self._game.seating[seat])
+        return seed
+
+
 class LocalRunner(Tournament):
     """Plays a run's games between ``LocalBot``s, one after another, in this process."""
 
@@ -112,7 +132,9 @@ class LocalRunner(Tournament):
         if [b.name for b in bots] != [b.name for b in config.bots]:
             raise ValueError("bots must match config.bots, in order")
         self.bots = list(bots)
-        self._game_marks: dict[str, str] = {}  # per bot: a game start not yet in its log
+        # Per bot: the game (and seat) whose start is not yet in its log, made into
+        # the log's line only if the bot writes to it.
+        self._game_marks: dict[str, tuple[int, int]] = {}
         self._random = SeatRandom([])  # the generators of the game being played
 
     def play(self, games: Iterator[ScheduledGame]) -> None:
@@ -127,7 +149,7 @@ class LocalRunner(Tournament):
         match = Match(game, [b.name for b in bots], rules, cfg.move_ms, cfg.bank_ms,
                       cfg.max_faults, self.deals)
         engine = match.engine
-        seeds = [self.deals.bot_seed(game.seed, b) for b in game.seating]
+        seeds = _BotSeeds(self.deals, game)
         self._random = rng = SeatRandom(seeds)
         # A hook's failure, per seat: reported as the seat's next decision (as the SDK does).
         failed: list[str | None] = [None] * len(bots)
@@ -141,15 +163,17 @@ class LocalRunner(Tournament):
                                       infos[seat] if hooked else None)
         told = 0  # events whose notices the hooks have had
         tell = any(b.on_notice for b in bots)
-        clock = time.perf_counter
+        # Bound once: the loop below runs for every decision of every game.
+        clock, call, acts = time.perf_counter, rng.call, [b.act for b in bots]
+        budget_ms, answer, parse = match.budget_ms, match.answer, rules.parse_local_action
         local_view = getattr(engine, "local_view", None)  # api.Engine: optional
         while not engine.is_over:
             if tell:
                 told = self._tell(match, bots, told, failed)
-            if engine.is_over:  # a hook ended the game (sys.exit)
-                break
+                if engine.is_over:  # a hook ended the game (sys.exit)
+                    break
             seat = engine.current_seat
-            budget = match.budget_ms(seat)
+            budget = budget_ms(seat)
             if failed[seat] is not None:
                 match.malformed(seat, failed[seat], 0.0)
                 failed[seat] = None
@@ -158,7 +182,7 @@ class LocalRunner(Tournament):
                     else rules.decode_view(engine.view(seat), int(budget)))
             start = clock()
             try:
-                value = rng.call(seat, bots[seat].act, view)
+                value = call(seat, acts[seat], view)
             except Exception as exc:  # the bot's own bug: a fault, it plays on
                 elapsed = (clock() - start) * 1000
                 text = failure("act", exc)
@@ -170,16 +194,16 @@ class LocalRunner(Tournament):
                 self._exited(match, seat, exc)
                 continue
             elapsed = (clock() - start) * 1000
-            if self._timed_out(match, seat, elapsed, budget):
+            if elapsed > budget and self._timed_out(match, seat, elapsed, budget):
                 continue
             try:
-                action = rules.parse_local_action(value)
+                action = parse(value)
             except ValueError as exc:
                 text = bad_return(value, exc)
                 self._log(match, seat, text)
                 match.malformed(seat, text, elapsed)
                 continue
-            match.answer(seat, action, elapsed)
+            answer(seat, action, elapsed)
         if tell:
             self._tell(match, bots, told, failed)
         if hooked:
@@ -238,14 +262,15 @@ class LocalRunner(Tournament):
 
     def _mark(self, match: Match, seat: int) -> None:
         """Note in the bot's log where this game starts (only once it writes to it)."""
-        self._game_marks[match.names[seat]] = game_marker(match.game.index, seat)
+        self._game_marks[match.names[seat]] = (match.game.index, seat)
 
     def _log(self, match: Match, seat: int, text: str) -> None:
         """Put ``text`` and the exception being handled in the bot's log."""
         name = match.names[seat]
         with open_append(self.config.out, self.log_path(name)) as f:
             mark = self._game_marks.pop(name, None)
-            f.write(f"{mark or ''}{text}\n{traceback.format_exc()}".encode())
+            head = game_marker(*mark) if mark else ""
+            f.write(f"{head}{text}\n{traceback.format_exc()}".encode())
 
 
 def play_local(bots: Mapping[str, Callable[[Any], Any] | ModuleType | Any], *,

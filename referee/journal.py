@@ -61,6 +61,9 @@ class Journal:
         except (OSError, RunFileError):
             self.close()
             raise
+        # Each file's size, kept up to date here rather than asked of the system per
+        # game: where a failed append cuts the files back to (the only writer of the run).
+        self._sizes = [os.fstat(fd).st_size for fd in self._fds]
 
     def append(self, record: dict[str, Any], events: list[dict[str, Any]],
                decisions: list[list[Any]]) -> None:
@@ -77,7 +80,7 @@ class Journal:
         """``append_encoded`` for several games at once: one write per file (a cluster's
         batch), all of them whole or none."""
         lines = [b"".join(t for _, t in games), b"".join(_line(r) for r, _ in games)]
-        sizes = [os.fstat(fd).st_size for fd in self._fds]
+        sizes = self._sizes
         for path, fd, data in zip(self._paths, self._fds, lines, strict=True):
             try:
                 while data:
@@ -89,6 +92,7 @@ class Journal:
                     except OSError:
                         pass  # a line that stays torn is cut off by ``repair_journal``
                 raise StorageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        self._sizes = [size + len(data) for size, data in zip(sizes, lines, strict=True)]
 
     def close(self) -> None:
         for fd in self._fds:
@@ -153,8 +157,12 @@ def untimed(transcript: dict[str, Any]) -> dict[str, Any]:
     return {**transcript, "decisions": [d[:2] for d in transcript["decisions"]]}
 
 
+# json.dumps(doc, separators=(",", ":")) builds this encoder anew on every call.
+_COMPACT = json.JSONEncoder(separators=(",", ":"))
+
+
 def _line(doc: dict[str, Any]) -> bytes:
-    return (json.dumps(doc, separators=(",", ":")) + "\n").encode()
+    return (_COMPACT.encode(doc) + "\n").encode()
 
 
 def repair_journal(run_dir: Path, warn: Any = None) -> None:

@@ -69,8 +69,9 @@ class SeatClock:
 
     def summary(self) -> dict[str, Any]:
         t = self.times_ms
-        return {"decisions": len(t), "mean_ms": round(sum(t) / len(t), 3) if t else 0.0,
-                "max_ms": round(max(t), 3) if t else 0.0, "total_ms": round(sum(t), 3)}
+        total = sum(t)
+        return {"decisions": len(t), "mean_ms": round(total / len(t), 3) if t else 0.0,
+                "max_ms": round(max(t), 3) if t else 0.0, "total_ms": round(total, 3)}
 
 
 class Match:

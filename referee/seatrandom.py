@@ -34,23 +34,25 @@ T = TypeVar("T")
 
 
 class _Generators:
-    """One seat's generators, each made on its first use."""
+    """One seat's generators, each made on its first use (and its seed read then: a
+    seed can cost an HMAC, ``referee.deals``)."""
 
-    __slots__ = ("seed", "_python", "_numpy")
+    __slots__ = ("_seeds", "_seat", "_python", "_numpy")
 
-    def __init__(self, seed: int) -> None:
-        self.seed = seed
+    def __init__(self, seeds: Sequence[int], seat: int) -> None:
+        self._seeds, self._seat = seeds, seat
         self._python: random.Random | None = None
         self._numpy: Any = None
 
     def python(self) -> random.Random:
-        if self._python is None:
-            self._python = random.Random(self.seed)  # == random.seed(seed)
+        if self._python is None:  # == random.seed(seed)
+            self._python = random.Random(self._seeds[self._seat])
         return self._python
 
     def numpy(self) -> Any:
         if self._numpy is None:  # == np.random.seed(seed % 2**32), as the SDK seeds it
-            self._numpy = sys.modules["numpy"].random.RandomState(self.seed % 2**32)
+            seed = self._seeds[self._seat] % 2**32
+            self._numpy = sys.modules["numpy"].random.RandomState(seed)
         return self._numpy
 
 
@@ -90,11 +92,12 @@ def install() -> None:
 
 
 class SeatRandom:
-    """The generators of each seat of one game, seeded with its bot seed."""
+    """The generators of each seat of one game, seeded with its bot seed (``seeds``
+    is read only for a seat that draws)."""
 
     def __init__(self, seeds: Sequence[int]) -> None:
         install()
-        self._seats = [_Generators(seed) for seed in seeds]
+        self._seats = [_Generators(seeds, seat) for seat in range(len(seeds))]
 
     def call(self, seat: int, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` with ``seat``'s generators behind the module functions."""

@@ -24,13 +24,14 @@ class PolishEngine:
         self.events = game._events  # the live transcript, not a copy per read
         self.players = game.players
 
+    # Read off the engine's state directly: asked several times per decision.
     @property
     def current_seat(self) -> int | None:
-        return self.game.current_seat
+        return self.game._current
 
     @property
     def is_over(self) -> bool:
-        return self.game.is_over
+        return self.game._current is None
 
     @property
     def active(self) -> tuple[bool, ...]:
