@@ -11,8 +11,12 @@ import time
 
 from evaluator import declarations
 
-DELAY_S = float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
 decisions = 0
+
+
+def delay_s() -> float:
+    """Its argument, read when it plays (pytest imports this file with its own argv)."""
+    return float(sys.argv[1]) if len(sys.argv) > 1 else 0.4
 
 
 def on_game_start(info):
@@ -24,7 +28,7 @@ def act(view):
     global decisions
     decisions += 1
     if decisions == 1:
-        time.sleep(DELAY_S)
+        time.sleep(delay_s())
     if view.can_call:
         return "call"
     return declarations(view.ruleset)[0]
