@@ -35,8 +35,8 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
 # open); it spends at most INLINE_S on them, else a process of its own writes them after
-# the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
-# 100-hand Turkish game ~60 ms: benchmarks/bench_replay.py). Half a second: the rest of
+# the command has returned (a Polish Poker game takes ~1.5 ms, a golf game 7-15 ms, a
+# 100-hand Turkish game 20-30 ms: benchmarks/bench_replay.py). Half a second: the rest of
 # the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
