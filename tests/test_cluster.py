@@ -336,7 +336,8 @@ def test_a_bot_travels_as_its_folder_and_is_refused_if_it_differs(tmp_path: Path
     from referee.process import resolve_bots
 
     package = tmp_path / "pkg"
-    shutil.copytree(Path(__file__).resolve().parents[1] / "bots" / "turkish_poker", package)
+    shutil.copytree(Path(__file__).resolve().parents[1] / "bots" / "turkish_poker", package,
+                    ignore=shutil.ignore_patterns("__pycache__"))  # made by earlier tests
     (package / "model").mkdir()
     (package / "model" / "weights.bin").write_bytes(bytes(range(256)) * 4)
     (package / "__pycache__").mkdir()
