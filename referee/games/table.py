@@ -90,31 +90,34 @@ class TableSteps:
     def seat_view(self, seat: int) -> SeatView:
         raise NotImplementedError
 
-    def once(self, key: Any, make: Callable[[], Any]) -> Any:
-        """``make()``, made once per ``key`` (hashable, naming all that ``make`` reads):
-        steps that show the same view, pile or card share one object, so a writer converts
-        it once and sees at a glance that it did not change."""
+    def once(self, key: Any, make: Callable[..., Any], *args: Any) -> Any:
+        """``make(*args)``, made once per ``key`` (hashable, naming all that ``make``
+        reads): steps that show the same view, pile or card share one object, so a writer
+        converts it once and sees at a glance that it did not change."""
         made = self._made.get(key)
         if made is None:
-            made = self._made[key] = make()
+            made = self._made[key] = make(*args)
         return made
 
     def card(self, code: str, seen_by: tuple[int, ...] | None = None) -> Card:
         """``Card(code, seen_by)``, one object per distinct card (``once``)."""
-        return self.once(("card", code, seen_by), lambda: Card(code, seen_by))
+        return self.once(("card", code, seen_by), Card, code, seen_by)
 
     def row(self, codes: tuple[str, ...], seen_by: tuple[int, ...] | None = None
             ) -> tuple[Card, ...]:
         """The cards ``codes`` all seen by ``seen_by``, one object per distinct row."""
-        return self.once(("row", codes, seen_by),
-                         lambda: tuple(self.card(c, seen_by) for c in codes))
+        return self.once(("row", codes, seen_by), self._row, codes, seen_by)
+
+    def _row(self, codes: tuple[str, ...], seen_by: tuple[int, ...] | None
+             ) -> tuple[Card, ...]:
+        return tuple([self.card(c, seen_by) for c in codes])
 
     def piles(self) -> tuple[Pile, ...]:
         return ()
 
     def step(self, event: int) -> Step:
         step = Step(event, self.actor, "; ".join(self.texts),
-                    tuple(self.seat_view(s) for s in range(self.players)), self.piles(),
+                    tuple([self.seat_view(s) for s in range(self.players)]), self.piles(),
                     tuple(self.history), "; ".join(self.results) or None)
         self.actor, self.texts, self.results = None, [], []
         return step

@@ -35,8 +35,8 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
 # open); it spends at most INLINE_S on them, else a process of its own writes them after
-# the command has returned (a Polish Poker game takes ~4 ms, a golf game ~15 ms, a
-# 100-hand Turkish game ~60 ms: benchmarks/bench_replay.py). Half a second: the rest of
+# the command has returned (a Polish Poker game takes ~1.5 ms, a golf game 7-15 ms, a
+# 100-hand Turkish game 20-30 ms: benchmarks/bench_replay.py). Half a second: the rest of
 # the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
@@ -181,69 +181,97 @@ def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
 
 
 def game_blob(replay: GameReplay) -> str:
-    """One game for the page: its JSON (``_game``), gzip, base64."""
-    data = json.dumps(_game(replay), separators=(",", ":"), ensure_ascii=False)
-    return base64.b64encode(gzip.compress(data.encode(), compresslevel=6, mtime=0)).decode()
+    """One game for the page: its JSON (``_game_json``), gzip, base64. Level 5, not 6:
+    gzip takes 45 % less time on a long game's steps for a blob 6-11 % larger."""
+    data = _game_json(replay)
+    return base64.b64encode(gzip.compress(data.encode(), compresslevel=5, mtime=0)).decode()
 
 
-def _game(r: GameReplay) -> dict[str, Any]:
-    return {"game": r.game, "game_type": r.game_type, "params": r.params,
-            "names": list(r.names), "places": list(r.places),
-            "scores": None if r.scores is None else list(r.scores),
-            "times": [None if t is None else round(t, 1) for t in r.times_ms],
-            "faults": list(r.faults), "steps": _steps(r.steps)}
+# What ``json.dumps(x, separators=(",", ":"), ensure_ascii=False)`` writes, its encoder
+# made once: the steps are written from pieces that are each encoded once.
+_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
-def _steps(steps: Iterable[Step]) -> list[list[Any]]:
-    """Each step as ``[event, actor, text, seats, piles, history, result]``, smaller than
-    ``Step.to_dict`` (the page reads this form only). A seat or the piles as in the step
-    before are written ``0``, and the history as ``[n, *new]``: the step before's first
-    ``n`` lines, then these (a round's history grows a line a step); the page fills them
-    in from the step before."""
-    out: list[list[Any]] = []
-    seats_before: list[Any] = []
-    piles_before: list[Any] | None = None
+def _game_json(r: GameReplay) -> str:
+    """``{"game": ..., "steps": [...]}``: the steps, the bulk, written by ``_steps_json``
+    into the JSON of the rest (``steps`` is its last key)."""
+    head = _json({"game": r.game, "game_type": r.game_type, "params": r.params,
+                  "names": list(r.names), "places": list(r.places),
+                  "scores": None if r.scores is None else list(r.scores),
+                  "times": [None if t is None else round(t, 1) for t in r.times_ms],
+                  "faults": list(r.faults)})
+    return f'{head[:-1]},"steps":{_steps_json(r.steps)}}}'
+
+
+def _steps_json(steps: Iterable[Step]) -> str:
+    """The JSON of the steps, each as ``[event, actor, text, seats, piles, history,
+    result]``, smaller than ``Step.to_dict`` (the page reads this form only). A seat or
+    the piles as in the step before are written ``0``, and the history as ``[n, *new]``:
+    the step before's first ``n`` lines, then these (a round's history grows a line a
+    step); the page fills them in from the step before. A game's steps share the views,
+    rows and piles that did not change (``TableSteps.once``): each is encoded once, found
+    by identity; equal JSON is an equal value (they hold strings and integers only)."""
+    out: list[str] = []
+    seats_before: list[str] = []
+    piles_before: str | None = None
     history_before: tuple[str, ...] = ()
-    # id(view or pile): (it, its form). A game's steps share the views and piles that did
-    # not change (``TableSteps.once``): each is converted once, and compared by identity.
-    made: dict[int, tuple[Any, Any]] = {}
+    made: dict[int, tuple[Any, str]] = {}  # id(view, row or pile): (it, its JSON)
     for s in steps:
-        seats = [_once(v, lambda v: _seat(v, made), made) for v in s.seats]
-        piles = [_once(p, _pile, made) for p in s.piles]
+        seats = [_once(v, _seat_json, made) for v in s.seats]
+        piles = f"[{','.join([_once(p, _pile_json, made) for p in s.piles])}]"
         history = s.history
         kept = len(history_before) if history[:len(history_before)] == history_before else 0
-        out.append([s.event, s.actor, s.text,
-                    [0 if k < len(seats_before) and v == seats_before[k] else v
-                     for k, v in enumerate(seats)],
-                    0 if piles == piles_before else piles,
-                    [kept, *history[kept:]], s.result])
+        written = [str(kept), *map(_json, history[kept:])]
+        shown = ["0" if k < len(seats_before) and v == seats_before[k] else v
+                 for k, v in enumerate(seats)]
+        out.append(f"[{_scalar(s.event)},{_scalar(s.actor)},{_scalar(s.text)},"
+                   f"[{','.join(shown)}],{'0' if piles == piles_before else piles},"
+                   f"[{','.join(written)}],{_scalar(s.result)}]")
         seats_before, piles_before, history_before = seats, piles, history
-    return out
+    return f"[{','.join(out)}]"
 
 
-def _once(value: Any, convert: Callable[[Any], Any], made: dict[int, tuple[Any, Any]]) -> Any:
-    """``convert(value)``, made once for a value that several steps share."""
+def _scalar(value: Any) -> str:
+    """``_json(value)``, at once for what a step's fields mostly hold (the encoder that
+    ``_json`` calls, without its set-up for each call)."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _json(value)
+
+
+_string = json.encoder.encode_basestring  # what ``_json`` writes a str with
+
+
+def _once(value: Any, convert: Callable[[Any, dict[int, tuple[Any, str]]], str],
+          made: dict[int, tuple[Any, str]]) -> str:
+    """``convert(value, made)``, made once for a value that several steps share."""
     got = made.get(id(value))
     if got is None:
-        got = made[id(value)] = (value, convert(value))  # value kept: its id stays its own
+        got = made[id(value)] = (value, convert(value, made))  # kept: its id stays its own
     return got[1]
 
 
-def _seat(v: SeatView, made: dict[int, tuple[Any, Any]]) -> list[Any]:
-    return [[_once(row, _row, made) for row in v.rows], v.status, v.info]
+def _seat_json(v: SeatView, made: dict[int, tuple[Any, str]]) -> str:
+    return f"[[{','.join([_once(row, _row_json, made) for row in v.rows])}]," \
+           f"{_scalar(v.status)},{_scalar(v.info)}]"
 
 
-def _row(row: tuple[Card, ...]) -> list[Any]:
-    return [_card(c) for c in row]
+def _pile_json(p: Pile, made: dict[int, tuple[Any, str]]) -> str:
+    return f"[{_scalar(p.label)},{_row_json(p.cards, made)},{_scalar(p.info)}]"
 
 
-def _pile(p: Pile) -> list[Any]:
-    return [p.label, [_card(c) for c in p.cards], p.info]
+def _row_json(row: tuple[Card, ...], made: dict[int, tuple[Any, str]]) -> str:
+    return f"[{','.join([_once(c, _card_json, made) for c in row])}]"
 
 
-def _card(c: Card) -> str | list[Any]:
-    """``"Ah"`` for a card face up to all, else ``["Ah", [seats that know it]]``."""
-    return c.code if c.seen_by is None else [c.code, list(c.seen_by)]
+def _card_json(c: Card, made: dict[int, tuple[Any, str]]) -> str:
+    """``"Ah"`` for a card face up to all, else ``["Ah",[seats that know it]]``."""
+    return _scalar(c.code) if c.seen_by is None else _json([c.code, list(c.seen_by)])
 
 
 def _script_json(doc: Any) -> str:

@@ -135,7 +135,7 @@ class _Table(TableSteps):
     def seat_view(self, seat: int) -> SeatView:
         key = (seat, self.hands[seat], self.revealed, self.places.get(seat),
                seat == self.to_act)
-        return self.once(key, lambda: self._view(*key))
+        return self.once(key, self._view, *key)
 
     def _view(self, seat: int, codes: tuple[str, ...], revealed: bool, place: int | None,
               to_act: bool) -> SeatView:

@@ -25,6 +25,7 @@ from typing import Any
 
 from evaluator.golf import POSITIONS, TOP_ROW
 from referee.games.api import (
+    Card,
     Pile,
     SeatView,
     Step,
@@ -143,17 +144,19 @@ class _Table(TableSteps):
 
     def piles(self) -> tuple[Pile, ...]:
         key = ("piles", tuple(self.discard[-1:]), len(self.discard), self.stock, self.drawn)
-        return self.once(key, lambda: self._piles(*key[1:]))
+        return self.once(key, self._piles, *key[1:])
 
     def _piles(self, top: tuple[str, ...], discards: int, stock: int,
                drawn: tuple[int, str, str] | None) -> tuple[Pile, ...]:
-        piles = [Pile("discard", tuple(self.card(c) for c in top), _cards(discards)),
-                 Pile("stock", (), _cards(stock))]
+        piles = [self.once(("discard", top, discards), _discard_pile, self.row(top), discards),
+                 self.once(("stock", stock), _stock_pile, stock)]
         if drawn is not None:
-            seat, card, source = drawn
-            seen = (seat,) if source == "stock" else None
-            piles.append(Pile("drawn", (self.card(card, seen),), f"held by <{seat}>"))
+            piles.append(self.once(("drawn", *drawn), self._drawn_pile, *drawn))
         return tuple(piles)
+
+    def _drawn_pile(self, seat: int, card: str, source: str) -> Pile:
+        seen = (seat,) if source == "stock" else None
+        return Pile("drawn", (self.card(card, seen),), f"held by <{seat}>")
 
     def seat_view(self, seat: int) -> SeatView:
         points = None if self.points is None else self.points[seat]
@@ -161,15 +164,29 @@ class _Table(TableSteps):
                   else "went out" if seat == self.out else "")
         key = (seat, tuple(self.grids[seat]), tuple(self.up[seat]), points, self.totals[seat],
                status, self.places[seat] if status == "out" else None)
-        return self.once(key, lambda: self._view(*key[1:]))
+        return self.once(key, self._view, *key[1:])
 
     def _view(self, grid: tuple[str, ...], up: tuple[bool, ...], points: int | None,
               total: int, status: str, place: int | None) -> SeatView:
-        cards = [self.card(c, None if u else ()) for c, u in zip(grid, up, strict=True)]
-        rows = tuple(tuple(cards[i:i + 2]) for i in range(0, len(cards), 2)) or ((),)
+        rows = tuple([self.once(("pair", grid[i:i + 2], up[i:i + 2]), self._pair,
+                                grid[i:i + 2], up[i:i + 2])
+                      for i in range(0, len(grid), 2)]) or ((),)
         info = ("" if points is None else f"round {points} points, ") + f"total {total}"
         return (SeatView(rows, "out", f"place {place}, {info}") if status == "out"
                 else SeatView(rows, status, info))
+
+
+    def _pair(self, codes: tuple[str, ...], up: tuple[bool, ...]) -> tuple[Card, ...]:
+        """A row of a grid: its cards face up to all, or known to nobody."""
+        return tuple([self.card(c, None if u else ()) for c, u in zip(codes, up, strict=True)])
+
+
+def _discard_pile(top: tuple[Card, ...], discards: int) -> Pile:
+    return Pile("discard", top, _cards(discards))
+
+
+def _stock_pile(stock: int) -> Pile:
+    return Pile("stock", (), _cards(stock))
 
 
 _SUITS = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}

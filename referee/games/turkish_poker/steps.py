@@ -45,7 +45,7 @@ class _Table(TableSteps):
         super().__init__(players)
         self.events = events
         self.to_act: int | None = None  # in the step being made: whose decision is next
-        self.hands: list[list[str]] = [[] for _ in range(players)]
+        self.hands: list[tuple[str, ...]] = [()] * players
         self.shown = [False] * players
         self.stacks = [0] * players
         self.bets = [0] * players
@@ -65,7 +65,7 @@ class _Table(TableSteps):
         self.hand = e["hand"]
         self.stacks = [int(x) for x in e["stacks"]]
         self.folded = [s not in e["seats"] for s in range(self.players)]
-        self.hands = [[] for _ in range(self.players)]
+        self.hands = [()] * self.players
         self.shown = [False] * self.players
         self.pot, self.history = 0, []
         self.texts.append(f"hand {self.hand + 1} (dealer <{e['dealer']}>)")
@@ -76,7 +76,7 @@ class _Table(TableSteps):
             self.pot += e["amount"]
         self.bets = [0] * self.players
         self.drawing = False
-        self.hands = [[] for _ in range(self.players)]
+        self.hands = [()] * self.players
         seats = ", ".join(f"<{s}>" for s in e["seats"])
         deal = f"deal {e['deal']}, antes {e['amount']} from {seats} ({e['deck']}-card deck)"
         if self.texts:  # the hand's first deal
@@ -86,7 +86,7 @@ class _Table(TableSteps):
         self.history.append(f"deal {e['deal']}")
 
     def _dealt(self, e: dict[str, Any]) -> None:
-        self.hands[e["seat"]] = list(map(str, e["cards"]))
+        self.hands[e["seat"]] = tuple(map(str, e["cards"]))
 
     def _action(self, e: dict[str, Any]) -> None:
         seat, kind, amount = e["seat"], e["kind"], int(e.get("amount", 0))
@@ -118,8 +118,8 @@ class _Table(TableSteps):
         seat = self.actor = e["seat"]
         if not self.drawing:  # the first round's bets are in the pot now
             self.drawing, self.bets = True, [0] * self.players
-        hand = [c for c in self.hands[seat] if c not in e["discarded"]]
-        self.hands[seat] = hand + list(map(str, e["received"]))
+        self.hands[seat] = (*[c for c in self.hands[seat] if c not in e["discarded"]],
+                            *map(str, e["received"]))
         n = len(e["discarded"])
         self.texts.append(f"<{seat}> draws {n} card{'s' * (n != 1)}" if n else
                           f"<{seat}> stands pat")
@@ -137,7 +137,7 @@ class _Table(TableSteps):
 
     def _shown(self, e: dict[str, Any]) -> None:
         seat = e["seat"]
-        self.hands[seat], self.shown[seat] = list(map(str, e["cards"])), True
+        self.hands[seat], self.shown[seat] = tuple(map(str, e["cards"])), True
         self.results.append(f"<{seat}> shows {e['category']}")
 
     def _pot(self, e: dict[str, Any]) -> None:
@@ -180,20 +180,24 @@ class _Table(TableSteps):
 
     def piles(self) -> tuple[Pile, ...]:
         pot = self.pot
-        return self.once(("pot", pot), lambda: (Pile("pot", (), f"{pot} chips"),))
+        return self.once(("pot", pot), _pot_pile, pot)
 
     def seat_view(self, seat: int) -> SeatView:
         status = ("out" if self.out[seat] else "folded" if self.folded[seat]
                   else "all-in" if self.stacks[seat] == 0 and self.pot else
                   "to act" if seat == self.to_act else "")
-        key = (seat, tuple(self.hands[seat]), self.shown[seat], self.stacks[seat],
-               self.bets[seat], status)
-        return self.once(key, lambda: self._view(*key))
+        key = (seat, self.hands[seat], self.shown[seat], self.stacks[seat], self.bets[seat],
+               status)
+        return self.once(key, self._view, *key)
 
     def _view(self, seat: int, hand: tuple[str, ...], shown: bool, stack: int, bet: int,
               status: str) -> SeatView:
         info = f"stack {stack}" + (f", bet {bet}" if bet else "")
         return SeatView((self.row(hand, None if shown else (seat,)),), status, info)
+
+
+def _pot_pile(pot: int) -> tuple[Pile, ...]:
+    return (Pile("pot", (), f"{pot} chips"),)
 
 
 _HANDLERS = {
