@@ -4,7 +4,8 @@ prints a table.
     python benchmarks/bench_cluster.py            # 400 games a row, 40,000 for the ceiling
     python benchmarks/bench_cluster.py --quick    # 120 games a row, 10,000 for the ceiling
 
-(a) The same games (3 bots, ``bots/caller.py`` and ``bots/random_bot.py`` twice, heads-up
+(a) The same games (3 bots, ``bots/polish_poker/caller.py`` and
+``bots/polish_poker/random_bot.py`` twice, heads-up
     ``official``, round robin, duplicate deals, one seed and deal secret) played by
     ``referee run`` with ``--workers 1``, ``--workers 2``, ``--cluster local:1`` and
     ``--cluster local:2`` (one game at once per worker): games per second from the first
@@ -34,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ROOT / "bots"
+BOTS = ROOT / "bots" / "polish_poker"
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
 
 _canned: list[tuple[dict[str, Any], bytes]] = []  # in the Dask worker

@@ -6,7 +6,7 @@
 Prints one table, every line measured in the same run:
 
 - for 2- and 4-player ``official`` and 4-player ``polacco``: complete games with
-  ``bots/caller.py`` in every seat (it calls when it can, else declares the weakest
+  ``bots/polish_poker/caller.py`` in every seat (it calls when it can, else declares the weakest
   declaration), driven the way an in-process tournament does (``view``, the bot,
   ``apply``, until the game is over); games/s and µs/game for the engine alone and with
   the transcript serialised as the journal writes it (``json.dumps`` of every event's
@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bots.caller import act  # noqa: E402
+from bots.polish_poker.caller import act  # noqa: E402
 from evaluator import Card, deck_cards  # noqa: E402
 from referee.games.polish_poker.engine import Dealt, PolishPoker, _Dealer  # noqa: E402
 
@@ -167,7 +167,8 @@ def main() -> None:
         ]
 
     print(f"engine benchmark: Python {platform.python_version()}, {platform.machine()}; "
-          f"bots/caller.py in every seat; {chunk} games a chunk, best of {turns} chunks"
+          f"bots/polish_poker/caller.py in every seat; {chunk} games a chunk, "
+          f"best of {turns} chunks"
           f"{', --quick' if args.quick else ''}")
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     rows.insert(1, tuple("-" * w for w in widths))

@@ -5,7 +5,8 @@
     python benchmarks/bench_field.py --entrants 256 --concurrency 4 8   # some rows
 
 Each row runs ``referee run`` in a fresh subprocess, sandboxed (``--sandbox auto``), with
-N entrants: copies of the bundled ``bots/caller.py`` and ``bots/random_bot.py`` in turn,
+N entrants: copies of the bundled ``bots/polish_poker/caller.py`` and
+``bots/polish_poker/random_bot.py`` in turn,
 two of them replaced by broken ones (a syntax error, and an executable that exits at
 once), at tables of 4 with duplicate deals, ``--games-per-bot 16`` (about 4 x N games;
 256 entrants: 1,024 or a few more; ``--quick``: 4, about N). While it runs, the bot
@@ -50,7 +51,7 @@ def make_field(folder: Path, n: int) -> list[str]:
     folder.mkdir(parents=True, exist_ok=True)
     args = []
     for i in range(n - 2):
-        source = ROOT / "bots" / ("caller.py", "random_bot.py")[i % 2]
+        source = ROOT / "bots" / "polish_poker" / ("caller.py", "random_bot.py")[i % 2]
         shutil.copy(source, folder / f"e{i:03d}.py")
         args.append(str(folder / f"e{i:03d}.py"))
     (folder / "broken_syntax.py").write_text("def act(view:\n")

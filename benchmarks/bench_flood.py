@@ -4,7 +4,7 @@
     python benchmarks/bench_flood.py --quick    # 300 games per column
 
 The same run three times, side by side: 3-player ``official`` games between two
-``bots/caller.py`` and a third bot that plays exactly like it (same seed, same
+``bots/polish_poker/caller.py`` and a third bot that plays exactly like it (same seed, same
 schedule, so the very same games), ``--concurrency 2``, each run in a fresh ``referee``
 subprocess:
 
@@ -39,7 +39,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CALLER = ROOT / "bots" / "caller.py"
+CALLER = ROOT / "bots" / "polish_poker" / "caller.py"
 HOSTILE = ROOT / "tests" / "hostile"
 RAWWIRE = ROOT / "tests" / "bots" / "rawwire.py"
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]

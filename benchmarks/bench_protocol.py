@@ -20,7 +20,7 @@ Polish Poker ``official``, the default, or six-card golf; ``WORKLOADS``):
     traffic of the run (``game_start``, ``game_end``, round results riding on ``act``,
     and each ``act``, pre-encoded): the cost of the message pattern itself.
 (b) the referee: ``Runner`` playing the game's SDK bot against itself (Polish Poker:
-    ``bots/caller.py``, whose policy is the trivial one; golf: the greedy bot) (move
+    ``bots/polish_poker/caller.py``, whose policy is the trivial one; golf: the greedy bot) (move
     1000 ms, bank 0, concurrency 1, fixed seed) in a fresh subprocess. The clock runs from the
     end of the first game to the end of the last (the progress callback), so bot
     start-up, the bots' first-decision warm-up and shut-down are left out. CPU time
@@ -108,8 +108,8 @@ class Workload:
 
 
 WORKLOADS = {w.game: w for w in (
-    Workload("polish-poker", {"ruleset": "official"}, "bots/caller.py", """
-def act(view):  # bots/caller.py: call whenever it can, else the weakest declaration
+    Workload("polish-poker", {"ruleset": "official"}, "bots/polish_poker/caller.py", """
+def act(view):  # bots/polish_poker/caller.py: call whenever it can, else the weakest declaration
     return {"kind": "call"} if view["history"] else {"kind": "raise", "declaration": 0}
 """),
     Workload("six-card-golf", {}, "bots/six_card_golf/greedy_bot.py", """

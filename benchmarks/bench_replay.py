@@ -43,7 +43,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = [str(ROOT / "bots" / f"{b}.py") for b in ("statistician", "caller", "random_bot")]
+POLISH = ROOT / "bots" / "polish_poker"
+BOTS = [str(POLISH / f"{b}.py") for b in ("statistician", "caller", "random_bot")]
 CHROMIUM = os.environ.get("REFEREE_TEST_CHROMIUM") or shutil.which("chromium") or ""
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]

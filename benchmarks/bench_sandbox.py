@@ -7,7 +7,8 @@ Prints one table, ``--sandbox none`` and ``--sandbox bwrap`` side by side, measu
 the same run, taking turns (none, bwrap, none, ...) so that a busy machine disturbs both
 alike; each cell is the median of the rounds (best in brackets):
 
-- bot start: from launching two bots (``bots/caller.py``, ``bots/random_bot.py``, both
+- bot start: from launching two bots (``bots/polish_poker/caller.py``,
+  ``bots/polish_poker/random_bot.py``, both
   hosted by the SDK) to the referee holding both hellos, in ms; this includes each bot's
   cgroup and, under bwrap, building its sandbox and dropping to its uid;
 - per decision: the wall time of a run of heads-up games between two callers (the
@@ -29,6 +30,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+POLISH = ROOT / "bots" / "polish_poker"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
@@ -49,7 +51,7 @@ def config(out: Path, sandbox: str, bots: list[str], games: int) -> RunConfig:
 
 def start_ms(work: Path, sandbox: str) -> float:
     """Launch two bots and wait for both hellos."""
-    bots = [str(ROOT / "bots" / "caller.py"), str(ROOT / "bots" / "random_bot.py")]
+    bots = [str(POLISH / "caller.py"), str(POLISH / "random_bot.py")]
     runner = Runner(config(work / f"start-{time.perf_counter_ns()}", sandbox, bots, 1))
     runner.config.out.mkdir(parents=True)
     try:
@@ -63,7 +65,7 @@ def start_ms(work: Path, sandbox: str) -> float:
 def decision_us(work: Path, sandbox: str, games: int) -> float:
     """Wall time per decision of a whole run between two callers (their start excluded:
     timed from the first game on)."""
-    caller = str(ROOT / "bots" / "caller.py")
+    caller = str(POLISH / "caller.py")
     out = work / f"play-{time.perf_counter_ns()}"
     first: list[float] = []
     runner = Runner(config(out, sandbox, [caller, caller], games),

@@ -4,7 +4,7 @@
     python benchmarks/bench_tournament.py --quick    # about 1 minute
 
 Each measure runs ``referee`` in a fresh subprocess, the way a user runs it, with the
-trivial bot ``bots/caller.py`` (calls when it can, else declares the weakest hand) in
+trivial bot ``bots/polish_poker/caller.py`` (calls when it can, else declares the weakest hand) in
 every seat, 4-player ``official`` games, round robin with duplicate deals:
 
 (a) in-process (``--in-process``), pinned to one core: complete games per second,
@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_protocol import vm_hwm_kb  # noqa: E402
 
-CALLER = str(ROOT / "bots" / "caller.py")
+CALLER = str(ROOT / "bots" / "polish_poker" / "caller.py")
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
 
 

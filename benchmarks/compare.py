@@ -15,7 +15,7 @@ Measures (CPU time of this process only, so that other processes count as little
 they can):
 
 - ``in-process``: ``referee.inprocess.play_local``, Polish Poker ``official``, 4 seats of
-  ``bots/caller.py``: CPU µs per game through the whole runner (journal included);
+  ``bots/polish_poker/caller.py``: CPU µs per game through the whole runner (journal included);
 - ``engine``: the engine loop of the same games (``view``, the bot, ``apply``) with the
   transcript's JSON, as ``benchmarks/bench_engine.py`` times it: CPU µs per game;
 - ``zmq``: a ``Runner`` over ZeroMQ against 4 trivial raw-protocol bots (decode, answer:
@@ -44,7 +44,7 @@ from pathlib import Path
 tree, measure, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, tree)
 os.chdir(tree)
-from bots import caller
+from bots.polish_poker import caller
 out = Path(tempfile.mkdtemp(prefix="run-", dir=os.environ["COMPARE_TMP"]))
 
 if measure == "in-process":

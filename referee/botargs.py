@@ -14,10 +14,10 @@ Options, arguments and author are part of the entrant: ``v1=bot.py,option.t=1`` 
 ``v2=bot.py,option.t=2`` are two entrants of one file. A comma cannot be part of a file
 name or a value.
 
->>> a = parse_bot_arg("v1=bots/caller.py,option.threshold=0.7,arg=--fast,author=ann")
+>>> a = parse_bot_arg("v1=bots/polish_poker/caller.py,option.threshold=0.7,arg=--fast,author=ann")
 >>> a.name, a.file, a.options, a.args, a.author
-('v1', 'bots/caller.py', (('threshold', '0.7'),), ('--fast',), 'ann')
->>> parse_bot_arg("bots/caller.py").name
+('v1', 'bots/polish_poker/caller.py', (('threshold', '0.7'),), ('--fast',), 'ann')
+>>> parse_bot_arg("bots/polish_poker/caller.py").name
 ''
 >>> try:
 ...     parse_bot_arg("x,c=1")

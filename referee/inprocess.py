@@ -6,7 +6,7 @@ through the same engine, fault policy (``referee.match.Match``), journal and
 leaderboards as a run between bot processes, so their records can be rated, verified,
 resumed and merged alike.
 
->>> from bots import caller, random_bot
+>>> from bots.polish_poker import caller, random_bot
 >>> import tempfile, pathlib
 >>> out = pathlib.Path(tempfile.mkdtemp()) / "run"
 >>> records = play_local({"caller": caller.act, "random": random_bot}, games=4, seed=1,

@@ -225,9 +225,10 @@ def resolve_bots(args: list[str]) -> list[BotSpec]:
     can play itself. A name (given, or the file's name without ``.py``) is at most
     MAX_NAME_CHARS printable characters without ``/``: it names the bot's log files.
 
-    >>> [b.name for b in resolve_bots(["bots/caller.py", "bots/caller.py", "x=bots/caller.py"])]
+    >>> bot = "bots/polish_poker/caller.py"
+    >>> [b.name for b in resolve_bots([bot, bot, f"x={bot}"])]
     ['caller', 'caller#2', 'x']
-    >>> resolve_bots(["../x=bots/caller.py"])
+    >>> resolve_bots(["../x=bots/polish_poker/caller.py"])
     Traceback (most recent call last):
     ...
     referee.process.BotFileError: bot name '../x' has a '/': give another with NAME=FILE

@@ -14,7 +14,7 @@ from pathlib import Path
 from referee.sprt import load_result
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ROOT / "bots"
+BOTS = ROOT / "bots" / "polish_poker"
 REFEREE = str(Path(sys.executable).with_name("referee"))
 THREE = [str(BOTS / b) for b in ("random_bot.py", "caller.py", "statistician.py")]
 

@@ -9,7 +9,7 @@ import json
 import random
 from pathlib import Path
 
-from bots import caller, random_bot
+from bots.polish_poker import caller, random_bot
 from evaluator import ladder
 from evaluator.declarations import legal_raises, raise_error
 from leaderboards.report import VOLATILE_FIELDS

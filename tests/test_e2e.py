@@ -28,7 +28,7 @@ from referee.verify import verify_run
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 REFEREE = BIN / "referee"
-STATISTICIAN, CALLER, RANDOM = (str(ROOT / "bots" / f"{b}.py")
+STATISTICIAN, CALLER, RANDOM = (str(ROOT / "bots" / "polish_poker" / f"{b}.py")
                                 for b in ("statistician", "caller", "random_bot"))
 RAW = str(ROOT / "tests" / "bots" / "raw_spec_bot.py")
 

@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import FAULTY, REFEREE, _procs, assert_nothing_left, lines  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+POLISH = ROOT / "bots" / "polish_poker"
 BIN = Path(sys.executable).parent
 SHORT = ["--sandbox", "none", "--move-time", "2s", "--seed", "3"]
 BROKEN = {  # name -> (file name, content, executable)
@@ -56,7 +57,7 @@ def entrants(tmp_path: Path, n_good: int, broken: bool = False) -> list[str]:
     folder.mkdir(exist_ok=True)
     args = []
     for i in range(n_good):
-        source = ROOT / "bots" / ("caller.py", "random_bot.py")[i % 2]
+        source = POLISH / ("caller.py", "random_bot.py")[i % 2]
         copy = folder / f"e{i:03d}.py"
         shutil.copy(source, copy)
         args.append(str(copy))
@@ -170,7 +171,7 @@ def test_resume_takes_a_start_timeout_that_changes_no_result(tmp_path):
 
 
 def test_gauntlet_games_per_encounter(tmp_path):
-    caller, rnd = str(ROOT / "bots" / "caller.py"), str(ROOT / "bots" / "random_bot.py")
+    caller, rnd = str(POLISH / "caller.py"), str(POLISH / "random_bot.py")
     field = [rnd] * 6 + [caller] * 6
     common = ["run", "--in-process", "--format", "gauntlet", "--players", "2", "--bots",
               f"cand={caller}", *field, "--seed", "1"]
@@ -216,7 +217,7 @@ def test_options_reach_a_python_bot_and_a_raw_protocol_bot(tmp_path):
 
 
 def test_bots_of_one_author_never_share_a_table(tmp_path):
-    caller = ROOT / "bots" / "caller.py"
+    caller = POLISH / "caller.py"
     bots = [f"a{i}={caller},author=ann" for i in range(3)] + \
         [f"b{i}={caller}" for i in range(4)]
     res = referee("run", "--in-process", "--bots", *bots, "--players", "3", "--games",

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import good, referee  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = {name: str(ROOT / "bots" / f"{name}.py") for name in ("caller", "random_bot",
-                                                              "statistician")}
+BOTS = {name: str(ROOT / "bots" / "polish_poker" / f"{name}.py")
+        for name in ("caller", "random_bot", "statistician")}
 SEVEN = [BOTS["statistician"], BOTS["caller"], BOTS["caller"], BOTS["random_bot"],
          BOTS["random_bot"], BOTS["random_bot"], BOTS["caller"]]
 

@@ -29,12 +29,14 @@ SECRET = bytes(range(32))
 # (arguments of ``referee run``, digest of its journal)
 RUNS = {
     "polish-in-process": (
-        ["--in-process", "--players", "4", "--games", "16", "--bots", "bots/caller.py",
-         "bots/random_bot.py", "bots/statistician.py", "r2=bots/random_bot.py"],
+        ["--in-process", "--players", "4", "--games", "16", "--bots",
+         "bots/polish_poker/caller.py", "bots/polish_poker/random_bot.py",
+         "bots/polish_poker/statistician.py", "r2=bots/polish_poker/random_bot.py"],
         "d63f6faa5dfebe9629889dd54bca71edf479788d27baa76b880a655e44d3c5a3"),
     "polacco-in-process": (
         ["--in-process", "--rules", "polacco", "--players", "3", "--games", "6", "--bots",
-         "bots/caller.py", "bots/random_bot.py", "bots/statistician.py"],
+         "bots/polish_poker/caller.py", "bots/polish_poker/random_bot.py",
+         "bots/polish_poker/statistician.py"],
         "95be820661d2a21f38274362798c5895072d57700e978cceeb6e6da322cd3d11"),
     "turkish-in-process": (
         ["--in-process", "--game", "turkish-poker", "--param", "hands=20", "--games", "4",
@@ -46,7 +48,8 @@ RUNS = {
         "24c377553dbc10026686cd4888e1e1c9680c3c263d1c2a5be9845ec29db64e0f"),
     "polish-sockets": (
         ["--sandbox", "none", "--move-time", "10s", "--players", "3", "--games", "6",
-         "--bots", "bots/caller.py", "bots/random_bot.py", "bots/statistician.py"],
+         "--bots", "bots/polish_poker/caller.py", "bots/polish_poker/random_bot.py",
+         "bots/polish_poker/statistician.py"],
         "38d2436d3ff34485df13b5bf41553705bdc9aa5e6c8745a1d2867ccc26c01cd6"),
 }
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bots import caller, random_bot
+from bots.polish_poker import caller, random_bot
 from evaluator import declarations
 from referee.games.polish_poker.wire import Call, RoundResult, View
 from referee.inprocess import play_local
@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
 from harness import check_run, check_transcripts, good, referee  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+POLISH = ROOT / "bots" / "polish_poker"
 
 
 def weakest(view: View) -> Any:
@@ -136,7 +137,7 @@ def test_hooks_get_what_the_sdk_gives(tmp_path: Path) -> None:
 
 def test_cli_in_process_wants_sdk_bots(tmp_path: Path) -> None:
     raw = ROOT / "tests" / "bots" / "raw_spec_bot.py"
-    res = referee("run", "--in-process", "--bots", str(ROOT / "bots" / "caller.py"),
+    res = referee("run", "--in-process", "--bots", str(POLISH / "caller.py"),
                   str(raw), "--games", "2", "--out", str(tmp_path / "run"), cwd=tmp_path)
     assert res.returncode == 2, res.stderr
     err = [ln for ln in res.stderr.splitlines() if ln.strip()]

@@ -18,8 +18,8 @@ from referee.journal import read_results
 
 ROOT = Path(__file__).resolve().parents[1]
 REFEREE = str(Path(sys.executable).parent / "referee")
-BOTS = {name: str(ROOT / "bots" / f"{name}.py") for name in ("caller", "random_bot",
-                                                              "statistician")}
+BOTS = {name: str(ROOT / "bots" / "polish_poker" / f"{name}.py")
+        for name in ("caller", "random_bot", "statistician")}
 SEVEN = [BOTS["statistician"], BOTS["caller"], BOTS["caller"], BOTS["random_bot"],
          BOTS["random_bot"], BOTS["random_bot"], BOTS["caller"]]
 LONG = "a-bot-with-a-rather-long-name-that-fills-the-table"

@@ -34,7 +34,7 @@ pytest.importorskip("uvicorn")
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 REFEREE = str(BIN / "referee")
-CALLER, RANDOM = (ROOT / "bots" / f"{b}.py" for b in ("caller", "random_bot"))
+CALLER, RANDOM = (ROOT / "bots" / "polish_poker" / f"{b}.py" for b in ("caller", "random_bot"))
 ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
 WAIT_S = 90  # for games on a loaded machine; a healthy run takes a few seconds
 

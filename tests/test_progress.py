@@ -15,8 +15,8 @@ from referee.journal import GAMES_FILE
 from referee.progress import PROGRESS_ENV, Eta, ProgressLines, progress_every_s
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = {name: str(ROOT / "bots" / f"{name}.py") for name in ("caller", "random_bot",
-                                                              "statistician")}
+BOTS = {name: str(ROOT / "bots" / "polish_poker" / f"{name}.py")
+        for name in ("caller", "random_bot", "statistician")}
 REFEREE = str(Path(sys.executable).parent / "referee")
 LINE = re.compile(r"^progress (\d+)/(\d+) games \((\d+)%\), (\d+\.\d) games/s, ETA (\S+), "
                   r"faults (\d+), leader (\S+) \(score (\d+\.\d)%\)(.*)$")

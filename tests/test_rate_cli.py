@@ -9,7 +9,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = [str(ROOT / "bots" / b) for b in ("statistician.py", "caller.py", "random_bot.py")]
+BOTS = [str(ROOT / "bots" / "polish_poker" / b)
+        for b in ("statistician.py", "caller.py", "random_bot.py")]
 REFEREE = str(Path(sys.executable).with_name("referee"))
 FILES = ("leaderboard.json", "leaderboard.csv", "leaderboard.md", "leaderboard.html")
 

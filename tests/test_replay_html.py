@@ -20,6 +20,7 @@ from referee.show.html import write_replay
 from referee.show.select import ShowError, replays
 
 ROOT = Path(__file__).resolve().parents[1]
+POLISH = ROOT / "bots" / "polish_poker"
 BIN = Path(sys.executable).parent
 NAME = "<b>x<i>y"
 # A child that writes under a file size limit: what a full disk does to the writer. It
@@ -45,8 +46,8 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("replay") / "run"
     done = subprocess.run(
         [str(BIN / "referee"), "run", "--in-process", "--games", "6", "--seed", "3", "--out",
-         str(out), "--bots", str(ROOT / "bots" / "statistician.py"),
-         f"{NAME}={ROOT / 'bots' / 'caller.py'}", str(ROOT / "bots" / "random_bot.py")],
+         str(out), "--bots", str(POLISH / "statistician.py"),
+         f"{NAME}={POLISH / 'caller.py'}", str(POLISH / "random_bot.py")],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"replays {out / 'replay.html'}" in done.stdout
@@ -156,8 +157,8 @@ def test_show_html_exit_codes(run: Path, tmp_path: Path) -> None:
 def test_sprt_writes_the_replay_of_its_games(tmp_path: Path) -> None:
     out = tmp_path / "sprt"
     done = subprocess.run(
-        [str(BIN / "referee"), "sprt", "--candidate", str(ROOT / "bots" / "statistician.py"),
-         "--baseline", str(ROOT / "bots" / "random_bot.py"), "--max-games", "4", "--seed", "1",
+        [str(BIN / "referee"), "sprt", "--candidate", str(POLISH / "statistician.py"),
+         "--baseline", str(POLISH / "random_bot.py"), "--max-games", "4", "--seed", "1",
          "--sandbox", "none", "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 2, done.stdout + done.stderr  # inconclusive after 4 games
@@ -169,7 +170,7 @@ def test_a_run_whose_page_cannot_be_written_says_so_in_one_line(tmp_path: Path) 
     (out / "replay.html").mkdir(parents=True)  # where the page would go
     done = subprocess.run(
         [str(BIN / "referee"), "run", "--in-process", "--games", "2", "--seed", "3", "--out",
-         str(out), "--bots", *(str(ROOT / "bots" / f"{b}.py") for b in ("caller", "random_bot"))],
+         str(out), "--bots", *(str(POLISH / f"{b}.py") for b in ("caller", "random_bot"))],
         cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "300"})
     assert done.returncode == 0, done.stdout + done.stderr  # the run's result stands
     assert done.stderr.strip().splitlines() == [

@@ -350,7 +350,7 @@ def test_polacco_equal_flushes_of_other_suits_are_no_raise() -> None:
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 MIN_RAISER = str(ROOT / "tests" / "bots" / "min_raiser.py")
-CALLER = str(ROOT / "bots" / "caller.py")
+CALLER = str(ROOT / "bots" / "polish_poker" / "caller.py")
 CRASHER = str(ROOT / "tests" / "bots" / "crash_mid_game.py")
 
 

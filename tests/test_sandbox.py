@@ -22,6 +22,7 @@ from referee.process import closed_to_others
 from referee.sandbox import bwrap_problem, hosting_paths
 
 ROOT = Path(__file__).resolve().parents[1]
+POLISH = ROOT / "bots" / "polish_poker"
 BIN = Path(sys.executable).parent
 REFEREE = str(BIN / "referee")
 HAVE_BWRAP = bwrap_problem() is None
@@ -52,7 +53,7 @@ def run_probe(tmp_path: Path, port: int, *sandbox: str) -> subprocess.CompletedP
     bots = tmp_path / "bots"
     bots.mkdir()
     shutil.copy(ROOT / "tests" / "bots" / "probe.py", bots / "probe.py")
-    shutil.copy(ROOT / "bots" / "caller.py", bots / "caller.py")
+    shutil.copy(POLISH / "caller.py", bots / "caller.py")
     (bots / "probe_port.txt").write_text(str(port))
     home = tmp_path / "home"
     home.mkdir()
@@ -126,8 +127,8 @@ def test_missing_bwrap_is_a_clear_error(tmp_path, listener):
 def test_bad_isolation_options_are_one_line_errors(tmp_path, args, message):
     if args[0] == "--run-as" and os.geteuid() != 0:
         pytest.skip("--run-as needs root")
-    res = referee("run", "--bots", str(ROOT / "bots" / "caller.py"),
-                  str(ROOT / "bots" / "caller.py"), "--games", "1", *args,
+    res = referee("run", "--bots", str(POLISH / "caller.py"),
+                  str(POLISH / "caller.py"), "--games", "1", *args,
                   "--out", str(tmp_path / "run"))
     assert res.returncode == 2, res.stderr
     assert message in res.stderr and "Traceback" not in res.stderr
@@ -138,8 +139,8 @@ def test_bad_isolation_options_are_one_line_errors(tmp_path, args, message):
 @pytest.mark.skipif(os.geteuid() != 0 or closed_to_others(hosting_paths()) is None,
                     reason="needs root and a Python closed to other users")
 def test_run_as_without_a_sandbox_refuses_a_python_others_cannot_run(tmp_path):
-    res = referee("run", "--bots", str(ROOT / "bots" / "caller.py"),
-                  str(ROOT / "bots" / "caller.py"), "--games", "1", "--sandbox", "none",
+    res = referee("run", "--bots", str(POLISH / "caller.py"),
+                  str(POLISH / "caller.py"), "--games", "1", "--sandbox", "none",
                   "--run-as", "uid-range:2100000000", "--out", str(tmp_path / "run"))
     assert res.returncode == 2
     assert "other users cannot run this Python or read its packages" in res.stderr
@@ -184,7 +185,7 @@ def test_a_compiled_executable_runs_in_the_sandbox(tmp_path):
     exe = tmp_path / "bots" / "cbot"
     exe.parent.mkdir()
     subprocess.run(["cc", "-O1", "-o", str(exe), str(src)], check=True)
-    res = referee("run", "--bots", str(exe), str(ROOT / "bots" / "caller.py"),
+    res = referee("run", "--bots", str(exe), str(POLISH / "caller.py"),
                   "--games", "1", "--strict-start", "--out", str(tmp_path / "run"))
     assert res.returncode == 3, res.stderr
     assert "exited with code 7" in res.stderr
@@ -203,7 +204,7 @@ def test_ctrl_c_leaves_no_process_or_cgroup(tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
     for name in ("caller.py", "random_bot.py"):
-        shutil.copy(ROOT / "bots" / name, bots / name)
+        shutil.copy(POLISH / name, bots / name)
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
     proc = subprocess.Popen(
         [REFEREE, "run", "--bots", str(bots / "caller.py"), str(bots / "random_bot.py"),
@@ -230,7 +231,7 @@ def test_cgroups_of_a_killed_referee_are_removed_by_the_next_run(tmp_path):
     removes them once nothing runs in them."""
     bots = tmp_path / "bots"
     bots.mkdir()
-    shutil.copy(ROOT / "bots" / "caller.py", bots / "caller.py")
+    shutil.copy(POLISH / "caller.py", bots / "caller.py")
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}"}
     proc = subprocess.Popen(
         [REFEREE, "run", "--bots", str(bots / "caller.py"), str(bots / "caller.py"),
@@ -257,7 +258,7 @@ def test_sandboxed_bots_load_the_kernels_compiled_once_and_cannot_change_them(tm
     bots = tmp_path / "bots"
     bots.mkdir()
     shutil.copy(ROOT / "tests" / "bots" / "kernel_probe.py", bots / "kernel_probe.py")
-    shutil.copy(ROOT / "bots" / "caller.py", bots / "caller.py")
+    shutil.copy(POLISH / "caller.py", bots / "caller.py")
     cache = tmp_path / "cache"
     env = {**os.environ, "PATH": f"{BIN}:{os.environ['PATH']}", "XDG_CACHE_HOME": str(cache)}
     for run in ("run1", "run2"):

@@ -16,7 +16,7 @@ import pytest
 from referee.journal import read_transcripts, untimed
 
 ROOT = Path(__file__).resolve().parents[1]
-BOTS = ROOT / "bots"
+BOTS = ROOT / "bots" / "polish_poker"
 REFEREE = str(Path(sys.executable).with_name("referee"))
 
 

@@ -27,7 +27,7 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("leaderboard")
     out = tmp / "run"
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    bots = ROOT / "bots"
+    bots = ROOT / "bots" / "polish_poker"
     res = subprocess.run(
         [REFEREE, "run", "--in-process", "--bots", f"{NAME}="
          f"{bots / 'caller.py'}", str(bots / "random_bot.py"), str(bots / "statistician.py"),
@@ -112,7 +112,7 @@ def test_faults_per_bot_are_drawn_by_label(page: Any, tmp_path: Path) -> None:
     out = tmp_path / "run"
     res = subprocess.run(
         [REFEREE, "run", "--bots", str(FAULTY / "slow.py"), str(FAULTY / "crash_mid_game.py"),
-         str(ROOT / "bots" / "random_bot.py"), "--players", "3", "--games", "6",
+         str(ROOT / "bots" / "polish_poker" / "random_bot.py"), "--players", "3", "--games", "6",
          "--move-time", "100ms", "--time-bank", "0ms", "--sandbox", "none", "--seed", "2",
          "--out", str(out)],
         capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)

@@ -72,7 +72,8 @@ def play(out: Path, *args: str) -> Run:
 @pytest.fixture(scope="module")
 def polish(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return play(tmp_path_factory.mktemp("polish") / "run", "--games", "6", "--bots",
-                str(BOTS / "statistician.py"), f"{MARKUP}={BOTS / 'caller.py'}",
+                str(BOTS / "polish_poker" / "statistician.py"),
+                f"{MARKUP}={BOTS / 'polish_poker' / 'caller.py'}",
                 f"{AMP}={ROOT / 'tests' / 'bots' / 'illegal.py'}")
 
 

@@ -20,7 +20,7 @@ round's reveal shows every hand, it writes to stderr, per source that had a cand
 whether one of them predicted the whole deal of that round: ``game G round R <source>:
 predicted`` or ``missed``; ``game G: found <source>=<candidates> ...`` once per game;
 and, once, its environment and its ancestors' command lines (``saw ...``). It plays like
-``bots/caller.py``.
+``bots/polish_poker/caller.py``.
 """
 
 import os

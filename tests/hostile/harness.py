@@ -28,6 +28,7 @@ from referee.sandbox import resolve
 from referee.verify import verify_run
 
 ROOT = Path(__file__).resolve().parents[2]
+POLISH = ROOT / "bots" / "polish_poker"
 HOSTILE = ROOT / "tests" / "hostile"
 FAULTY = ROOT / "tests" / "bots"
 BIN = Path(sys.executable).parent
@@ -56,7 +57,7 @@ def good(tmp_path: Path, *names: str) -> list[str]:
     d = bot_dir(tmp_path)
     out = []
     for name in names or ("caller.py", "random_bot.py"):
-        src = ROOT / "bots" / name if (ROOT / "bots" / name).exists() else HOSTILE / name
+        src = POLISH / name if (POLISH / name).exists() else HOSTILE / name
         shutil.copy(src, d / name)
         out.append(str(d / name))
     return out

@@ -15,7 +15,7 @@ recognised the deal of game H (how)`` for each repeat it finds, and ``game G rou
 predicted right`` (or ``wrong``) for each round it predicted from one. When it knows
 every hand it plays to win: it calls a declaration that does not exist, and otherwise
 raises to the strongest legal one that does. Otherwise it plays exactly like
-``bots/caller.py``, so against callers it wins exactly as often as they do unless it
+``bots/polish_poker/caller.py``, so against callers it wins exactly as often as they do unless it
 recognises something.
 """
 

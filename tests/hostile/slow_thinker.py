@@ -1,5 +1,5 @@
 """A well-behaved SDK bot that thinks for 400 ms per decision, then plays as
-``bots/caller.py`` does (the other seat of ``ticker``'s table)."""
+``bots/polish_poker/caller.py`` does (the other seat of ``ticker``'s table)."""
 
 import time
 

@@ -1,7 +1,8 @@
 """The fault policy end to end: faulty bots as real processes over real sockets.
 
 Each match seats one faulty bot from ``tests/bots/`` with two well-behaved ones,
-``bots/caller.py`` and ``bots/random_bot.py`` (all three copied into the test's own
+``bots/polish_poker/caller.py`` and ``bots/polish_poker/random_bot.py`` (all three copied into
+the test's own
 directory, so that a process left behind can be told apart from those of any other
 run, even one going on at the same time) and checks, from the outside: the journal
 has every game, each game's finishing order has every seat, the right fault labels
@@ -59,7 +60,7 @@ def good(tmp_path: Path) -> list[str]:
     d = tmp_path / "good"
     d.mkdir()
     for name in ("caller.py", "random_bot.py"):
-        shutil.copy(ROOT / "bots" / name, d / name)
+        shutil.copy(ROOT / "bots" / "polish_poker" / name, d / name)
     return [str(d / "caller.py"), str(d / "random_bot.py")]
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import HOSTILE, ROOT, assert_nothing_left, check_run  # noqa: E402
+from harness import HOSTILE, POLISH, ROOT, assert_nothing_left, check_run  # noqa: E402
 
 from referee.cgroup import detect  # noqa: E402
 from referee.config import RunConfig  # noqa: E402
@@ -116,7 +116,7 @@ def bots_in(arena: Path, *names: str, mode: str = "bwrap") -> list[str]:
     d.mkdir(exist_ok=True)
     out = []
     for name in names:
-        src = ROOT / "bots" / name if (ROOT / "bots" / name).exists() else HOSTILE / name
+        src = POLISH / name if (POLISH / name).exists() else HOSTILE / name
         shutil.copy(src, d / name)
         out.append(str(d / name) if mode != "run-as" or not TWIN else host_with_twin(d / name))
     return out

@@ -40,7 +40,7 @@ from harness import (  # noqa: E402
     referee,
 )
 
-from bots import caller, random_bot  # noqa: E402
+from bots.polish_poker import caller, random_bot  # noqa: E402
 from referee import sandbox  # noqa: E402
 from referee.deals import SECRET_FILE, Deals  # noqa: E402
 from referee.games.polish_poker.engine import PolishPoker  # noqa: E402

@@ -1,5 +1,5 @@
 """A well-behaved SDK bot that thinks for 30 ms per decision, then plays like
-``bots/random_bot.py`` (a random legal action, seeded by the SDK)."""
+``bots/polish_poker/random_bot.py`` (a random legal action, seeded by the SDK)."""
 
 import random
 import time

@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 REFEREE = str(Path(sys.executable).parent / "referee")
 KITS = ("js", "c")
 GAMES = {  # bot -> the game's options, the bundled bot it meets, games
-    "official": (["--game", "polish-poker"], "bots/statistician.py", 50),
-    "polacco": (["--game", "polish-poker", "--rules", "polacco"], "bots/statistician.py", 50),
+    "official": (["--game", "polish-poker"], "bots/polish_poker/statistician.py", 50),
+    "polacco": (["--game", "polish-poker", "--rules", "polacco"],
+                "bots/polish_poker/statistician.py", 50),
     "turkish": (["--game", "turkish-poker", "--param", "hands=5"],
                 "bots/turkish_poker/rules_bot.py", 50),
     "golf": (["--game", "six-card-golf", "--param", "target=40"],

@@ -66,7 +66,8 @@ def seat_folders() -> set[str]:
 
 def test_play_a_whole_game_with_help_and_a_bad_action_then_show_it(tmp_path):
     out = tmp_path / "run"
-    term = Terminal("play", "--bots", "bots/caller.py", "--seed", "7", "--out", str(out))
+    term = Terminal("play", "--bots", "bots/polish_poker/caller.py", "--seed", "7", "--out",
+                    str(out))
     shown = term.read_until()
     assert "your cards:" in shown and "cards held:" in shown
     term.type("help")

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+POLISH = ROOT / "bots" / "polish_poker"
 BIN = Path(sys.executable).parent
 REFEREE = BIN / "referee"
 HERE = Path(__file__).resolve().parent
@@ -33,7 +34,7 @@ def bots(tmp_path: Path, *names: str) -> list[str]:
     d.mkdir(exist_ok=True)
     out = []
     for name in names:
-        src = next(p for p in (ROOT / "bots" / name, ROOT / "tests" / "bots" / name,
+        src = next(p for p in (POLISH / name, ROOT / "tests" / "bots" / name,
                                HERE / name, ROOT / "tests" / "hostile" / name) if p.exists())
         shutil.copy(src, d / name)
         out.append(str(d / name))

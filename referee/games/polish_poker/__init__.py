@@ -8,6 +8,7 @@ payloads are in protocol/SPEC.md sections 5 and 6; the rules in ``rules/``.
 from referee.games.polish_poker.game import GAME_PARAMS, NAME, PolishPokerGame, legacy_params, load
 
 # The bundled bots (modules) that `referee try` pits a new bot against.
-BUNDLED_BOTS = ("bots.statistician", "bots.caller", "bots.random_bot")
+BUNDLED_BOTS = ("bots.polish_poker.statistician", "bots.polish_poker.caller",
+                "bots.polish_poker.random_bot")
 
 __all__ = ["BUNDLED_BOTS", "GAME_PARAMS", "NAME", "PolishPokerGame", "legacy_params", "load"]
