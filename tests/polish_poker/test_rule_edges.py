@@ -347,7 +347,7 @@ def test_polacco_equal_flushes_of_other_suits_are_no_raise() -> None:
 
 # ------------------------------------------------- through the real referee command
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 MIN_RAISER = str(ROOT / "tests" / "bots" / "min_raiser.py")
 CALLER = str(ROOT / "bots" / "polish_poker" / "caller.py")

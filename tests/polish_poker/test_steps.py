@@ -17,6 +17,7 @@ from referee.games import load_game
 from referee.games.polish_poker.engine import PolishPoker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from steps_check import check_steps  # noqa: E402
 from test_replay import random_game  # noqa: E402
 
