@@ -22,7 +22,7 @@ each connection costs the referee's I/O thread what it sends before it is cut.
 
 Connections from the referee's own process (tests, ``referee check``) count toward the
 total only. Where the platform cannot name a connection's process the guard does not
-run (see SPEC.md section 7).
+run (see SPEC.md section 6).
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from referee.games import load_game
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES: dict[str, tuple[str, dict[str, Any], str]] = {  # name -> game, params, file
-    "polish-poker official": ("polish-poker", {"ruleset": "official"}, "protocol/SPEC.md"),
+    "polish-poker official": ("polish-poker", {"ruleset": "official"},
+                              "referee/games/polish_poker/SPEC.md"),
     "turkish-poker": ("turkish-poker", {}, "referee/games/turkish_poker/SPEC.md"),
     "six-card-golf": ("six-card-golf", {}, "referee/games/six_card_golf/SPEC.md"),
 }

@@ -274,7 +274,7 @@ def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
             game, rules, failed = None, None, None
         elif kind == "bye":
             return
-        # Other types are additions of a later protocol version: ignored (SPEC.md section 10).
+        # Other types are additions of a later protocol version: ignored (SPEC.md section 9).
 
 
 __all__ = ["BotError", "GameInfo", "notice_hook", "options", "run", "seed_everything"]

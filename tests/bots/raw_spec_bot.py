@@ -2,7 +2,7 @@
 """A Polish Poker bot written from protocol/SPEC.md alone: pyzmq, msgpack, stdlib.
 
 It imports nothing from this repository on purpose: it is the test that the SPEC is
-enough to write a bot. It builds both declaration ladders itself (SPEC section 5),
+enough to write a bot. It builds both declaration ladders itself (its SPEC),
 decides legality itself (strictly stronger, or the official same-category suit rule),
 and checks whether a declaration exists in a pool itself (RULES.md's table: the joker
 fills at most one missing card).
@@ -44,7 +44,7 @@ N_OF_A_KIND = {"high": 1, "pair": 2, "three": 3, "four": 4, "five": 5}
 
 
 def build_ladder(ruleset):
-    """SPEC section 5: (category, ranks, suit) per declaration id, weakest first."""
+    """Polish Poker's SPEC: (category, ranks, suit) per declaration id, weakest first."""
     ranks = list(range(9, 15)) if ruleset == "official" else list(range(2, 15))
     out = []
     for cat in CATEGORIES[ruleset]:

@@ -58,7 +58,7 @@ def _pids(path: Path) -> list[int]:
 
 @pytest.mark.parametrize("bot,start_timeout,why", [
     ("never_connects", "2s", "did not connect within 2000 ms"),
-    # Refused (SPEC section 10): no point in waiting out the start timeout.
+    # Refused (SPEC section 9): no point in waiting out the start timeout.
     ("wrong_protocol", "30s", "was refused: protocol version 2 not supported"),
 ])
 def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_timeout, why):

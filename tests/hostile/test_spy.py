@@ -4,7 +4,7 @@
 deals of every round are rebuilt from the run's ``transcripts.jsonl`` (the ``dealt``
 events), and each message to the spy is checked against them: before a round's
 reveal the spy is shown its own cards and the community card, nothing else (no other
-seat's card, no undealt card, no field beyond SPEC section 6); its ``history`` is
+seat's card, no undealt card, no field beyond its SPEC); its ``history`` is
 exactly the declarations made before it in that round; and round results reach it
 only for rounds that have ended, each once, in order, on its next message.
 """

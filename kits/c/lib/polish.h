@@ -1,4 +1,4 @@
-/* Polish Poker's declaration ladder (protocol/SPEC.md section 5) for both rulesets, and
+/* Polish Poker's declaration ladder (referee/games/polish_poker/SPEC.md) for both rulesets, and
  * how many cards a declaration still lacks in a set of known cards. Shared by the
  * `official` and `polacco` bots; a declaration's index is its wire id. */
 #ifndef KIT_POLISH_H

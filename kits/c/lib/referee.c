@@ -170,7 +170,7 @@ static int serve(void *sock, const kit_bot *bot) {
         } else if (kit_str_is(type, "bye")) {
             rc = 0;
             break;
-        } /* other types: a later protocol's additions, ignored (SPEC.md section 10) */
+        } /* other types: a later protocol's additions, ignored (SPEC.md section 9) */
     }
     zmq_msg_close(&frame);
     msgpack_unpacked_destroy(&msg);

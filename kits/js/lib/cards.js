@@ -1,6 +1,6 @@
 "use strict";
 // Cards, in one place: every game's wire form <-> one card id, 4 * (rank - 2) + suit,
-// the joker 52 (protocol/SPEC.md section 5). Turkish poker sends cards as text ("Ah"),
+// the joker 52 (referee/games/polish_poker/SPEC.md). Turkish poker sends cards as text ("Ah"),
 // the other games as these ids; a bot works with ids only and converts at the edge.
 
 const RANKS = "23456789TJQKA";

@@ -1,5 +1,5 @@
 "use strict";
-// Polish Poker's declaration ladder (protocol/SPEC.md section 5) for both rulesets, and
+// Polish Poker's declaration ladder (referee/games/polish_poker/SPEC.md) for both rulesets, and
 // how many cards a declaration still lacks in a set of known cards. Shared by the
 // `official` and `polacco` bots; the ids are the wire's declarations.
 const cards = require("./cards");

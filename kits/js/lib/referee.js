@@ -67,7 +67,7 @@ async function run(bot, name) {
       info = null;
     } else if (msg.type === "bye") {
       break;
-    } // other types: a later protocol's additions, ignored (SPEC.md section 10)
+    } // other types: a later protocol's additions, ignored (SPEC.md section 9)
   }
   sock.close();
 }

@@ -2,7 +2,7 @@
 ``official`` and ``polacco`` (the parameter ``ruleset``).
 
 The registry calls ``load(params)``; ``GAME_PARAMS`` is the parameter schema. The wire
-payloads are in protocol/SPEC.md sections 5 and 6; the rules in ``rules/``.
+payloads are in SPEC.md beside this file; the rules in ``rules/``.
 """
 
 from referee.games.polish_poker.game import GAME_PARAMS, NAME, PolishPokerGame, legacy_params, load

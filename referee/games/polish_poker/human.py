@@ -9,7 +9,7 @@ from evaluator.declarations import from_id, ladder
 
 
 def describe(view: dict[str, Any]) -> str:
-    """The view (protocol/SPEC.md section 6) as lines, ending with what may be typed."""
+    """The view (the game's SPEC.md) as lines, ending with what may be typed."""
     ruleset = view["ruleset"]
     hand = " ".join(str(parse_card(c)) for c in view["hand"])
     community = view.get("community")
@@ -36,7 +36,7 @@ def describe(view: dict[str, Any]) -> str:
 
 
 def describe_notice(notice: dict[str, Any], ruleset: str) -> str:
-    """A round result (protocol/SPEC.md section 6) as one line.
+    """A round result (the game's SPEC.md) as one line.
 
     >>> print(describe_notice({"round": 1, "hands": [[49], [43]], "community": 39,
     ...     "declaration": 0, "exists": False, "loser": 0, "reason": "bluff",
