@@ -149,9 +149,9 @@ def test_run_as_without_a_sandbox_refuses_a_python_others_cannot_run(tmp_path):
 
 @needs_bwrap
 def test_every_bundled_bot_plays_in_the_sandbox(tmp_path):
-    """bots/*.py through the SDK host and the raw spec bot (pyzmq and msgpack, its own
-    #! line): no faults under the default sandbox."""
-    bots = sorted(str(p) for p in (ROOT / "bots").glob("*.py") if p.name != "__init__.py")
+    """bots/polish_poker/*.py through the SDK host and the raw spec bot (pyzmq and msgpack,
+    its own #! line): no faults under the default sandbox."""
+    bots = sorted(str(p) for p in POLISH.glob("*.py") if p.name != "__init__.py")
     bots.append(str(ROOT / "tests" / "bots" / "raw_spec_bot.py"))
     res = referee("run", "--bots", *bots, "--games", "4", "--seed", "9",
                   "--out", str(tmp_path / "run"))
