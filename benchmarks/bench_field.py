@@ -46,6 +46,7 @@ from referee.schedule import table_seatings
 ROOT = Path(__file__).resolve().parents[1]
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
 PLAYERS = 4
+GROUP = len(table_seatings(tuple(range(PLAYERS))))  # the games of one deal
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
@@ -121,7 +122,7 @@ def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, ob
     started = len(list((out / "logs").glob("*.stderr.log")))
     return {"entrants": n, "concurrency": concurrency, "games": len(records),
             "exit": proc.returncode, "first_s": first, "peak_procs": peak_procs,
-            "bound": concurrency * PLAYERS * (len(table_seatings(tuple(range(PLAYERS)))) + 1), "peak_rss_mb": peak_rss / 1024,
+            "bound": concurrency * PLAYERS * (GROUP + 1), "peak_rss_mb": peak_rss / 1024,
             "games_per_s": len(records) / wall, "started": started, "faults": dict(faults),
             "error": err.strip().splitlines()[-1:] if proc.returncode else []}
 
