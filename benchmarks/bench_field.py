@@ -15,7 +15,8 @@ sandboxed bot is its bwrap and what runs inside it, counted once), and the resid
 memory of everything under them summed.
 
 Columns: seconds from the command's start to the first game in the journal; peak bot
-processes, against the README's bound ``2 x concurrency x players``; peak summed RSS of
+processes, against the README's bound ``concurrency x players x (G + 1)`` (G: the games of
+one deal, 4 at tables of 4); peak summed RSS of
 the bots; games per second from start to exit; bot processes started in all (their log
 files); faults by label. Goals (issue 19): first game within 10 s; peak processes within
 the bound; 0 timeouts; the 2 broken entrants as ``start-failure``, everyone else playing.
@@ -41,9 +42,12 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from referee.schedule import table_seatings
+
 ROOT = Path(__file__).resolve().parents[1]
 REFEREE = [sys.executable, "-c", "from referee.cli import main; main()"]
 PLAYERS = 4
+GROUP = len(table_seatings(tuple(range(PLAYERS))))  # the games of one deal
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 
@@ -119,7 +123,7 @@ def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, ob
     started = len(list((out / "logs").glob("*.stderr.log")))
     return {"entrants": n, "concurrency": concurrency, "games": len(records),
             "exit": proc.returncode, "first_s": first, "peak_procs": peak_procs,
-            "bound": 2 * concurrency * PLAYERS, "peak_rss_mb": peak_rss / 1024,
+            "bound": concurrency * PLAYERS * (GROUP + 1), "peak_rss_mb": peak_rss / 1024,
             "games_per_s": len(records) / wall, "started": started, "faults": dict(faults),
             "error": err.strip().splitlines()[-1:] if proc.returncode else []}
 
