@@ -44,7 +44,10 @@ from pathlib import Path
 tree, measure, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 sys.path.insert(0, tree)
 os.chdir(tree)
-from bots.polish_poker import caller
+try:
+    from bots.polish_poker import caller
+except ImportError:  # before Polish Poker's bots had their folder
+    from bots import caller
 out = Path(tempfile.mkdtemp(prefix="run-", dir=os.environ["COMPARE_TMP"]))
 
 if measure == "in-process":
