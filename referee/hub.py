@@ -112,9 +112,11 @@ class HubCounters:
 @dataclass
 class Incoming(Generic[Peer]):
     """A frame from a bound peer: either a decoded message or the reason it is bad.
-    ``received_at`` (``time.perf_counter``) is when it was taken off the socket, or, if
-    it was already waiting when the referee came back from other work, when that work
-    began."""
+    ``received_at`` (``time.perf_counter``) is the last moment before it was read at
+    which the socket was seen to hold nothing unread: it came after that. For a frame
+    that woke the referee's wait, that is when it was taken off the socket; for one
+    that waited while the referee did other work (other frames of the same turn
+    included), when that work began, so the work is never charged to a bot."""
 
     peer: Peer
     received_at: float
@@ -167,7 +169,7 @@ class Hub(Generic[Peer]):
             self.guard = ConnectionGuard(self.sock, self.endpoint.removeprefix("ipc://"))
         self._awaits = awaits
         self._rcvtimeo = -1  # the socket's RCVTIMEO (ms); -1, libzmq's default: none
-        self._busy_since = time.perf_counter()  # when the referee last went to work
+        self._clear_at = time.perf_counter()  # the socket last seen with nothing unread
         self._may_spin = _usable_cpus() > 1
         self._skip = 0  # waits that sleep at once before the next watch (SPIN_S)
         self._backoff = 1  # the skip after the next watch that comes to nothing
@@ -271,6 +273,7 @@ class Hub(Generic[Peer]):
         while not self._mid_message and self._taken < budget:
             if not get(_EVENTS) & _POLLIN:
                 self._seen_empty = True
+                self._clear_at = time.perf_counter()
                 break
             ident = recv(_NOBLOCK)
             self._taken += 1
@@ -280,7 +283,7 @@ class Hub(Generic[Peer]):
             if ident == target:
                 self._drop(peer, "unsolicited")
             else:
-                self._backlog.append((ident, n, first, parts, self._busy_since))
+                self._backlog.append((ident, n, first, parts, self._clear_at))
         if self._backlog and any(e[0] == target for e in self._backlog):  # came too early
             for entry in [e for e in self._backlog if e[0] == target]:
                 self._backlog.remove(entry)
@@ -320,9 +323,9 @@ class Hub(Generic[Peer]):
             if self._mid_message:
                 return self._take(None)
         timeout = 0 if self._backlog else max(0, int(timeout_ms))  # -1 would block forever
-        # Frames already queued came in while the referee was busy since the last poll:
-        # they are stamped with the moment that work began, so it is never charged to a
-        # bot (the runner then counts from the request, if it went out later).
+        # Frames already queued came in while the referee was busy since it last saw the
+        # socket empty: they are stamped with that moment, so the referee's work is never
+        # charged to a bot (the runner then counts from the request, if it went out later).
         queued = self.sock.get(_EVENTS) & _POLLIN
         if not queued and self._may_spin and timeout:
             self._watch()
@@ -332,10 +335,10 @@ class Hub(Generic[Peer]):
         try:
             ident = self.sock.recv(0)
         except zmq.Again:
-            self._busy_since = time.perf_counter()
+            self._clear_at = time.perf_counter()
             return self._take(None)
-        if not queued:
-            self._busy_since = time.perf_counter()
+        if not queued:  # it woke the wait: it came just now
+            self._clear_at = time.perf_counter()
         self._taken = 1
         return self._take(ident)
 
@@ -352,21 +355,22 @@ class Hub(Generic[Peer]):
                 item = self._judge(who, self._by_identity.get(who), n, first, parts, stamp)
             elif self._seen_empty:  # a drain has just looked: what came since can wait
                 break
-            elif (not self._mid_message and self._taken < MAX_FRAMES_PER_POLL
-                    and get(_EVENTS) & _POLLIN and time.perf_counter() < self._turn_ends):
+            elif (self._mid_message or self._taken >= MAX_FRAMES_PER_POLL
+                    or time.perf_counter() >= self._turn_ends):
+                break  # what is left waits for the next turn, stamped as it is now
+            elif get(_EVENTS) & _POLLIN:
                 ident = recv(_NOBLOCK)
                 self._taken += 1
                 continue
             else:
+                self._clear_at = time.perf_counter()
                 break
             if item is not None:
-                self._busy_since = time.perf_counter()  # the caller goes to work on it
                 yield item
-        self._busy_since = time.perf_counter()
 
     def _read(self, ident: bytes) -> Incoming[Peer] | None:
         """The rest of the message whose identity frame was just taken, judged."""
-        stamp = self._busy_since
+        stamp = self._clear_at
         peer = self._by_identity.get(ident)
         n = self._turn.get(ident, 0) + 1
         self._turn[ident] = n
