@@ -3,6 +3,7 @@
     python benchmarks/bench_field.py            # 16, 64 and 256 entrants, --concurrency 4, 8
     python benchmarks/bench_field.py --quick    # 16 and 64 entrants, --concurrency 4
     python benchmarks/bench_field.py --entrants 256 --concurrency 4 8   # some rows
+    python benchmarks/bench_field.py --quick --warm-processes 16  # a smaller warm pool
 
 Each row runs ``referee run`` in a fresh subprocess, sandboxed (``--sandbox auto``), with
 N entrants: copies of the bundled ``bots/polish_poker/caller.py`` and
@@ -16,7 +17,8 @@ memory of everything under them summed.
 
 Columns: seconds from the command's start to the first game in the journal; peak bot
 processes, against the README's bound ``concurrency x players x (G + 1)`` (G: the games of
-one deal, 4 at tables of 4); peak summed RSS of
+one deal, 4 at tables of 4), or ``concurrency x players + N`` with
+``--warm-processes N``; peak summed RSS of
 the bots; games per second from start to exit; bot processes started in all (their log
 files); faults by label. Goals (issue 19): first game within 10 s; peak processes within
 the bound; 0 timeouts; the 2 broken entrants as ``start-failure``, everyone else playing.
@@ -96,7 +98,8 @@ def bots_of(referee: int) -> tuple[int, int]:
     return len(tops), rss
 
 
-def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, object]:
+def run_field(tmp: Path, n: int, concurrency: int, per_bot: int,
+              warm: int | None) -> dict[str, object]:
     out = tmp / f"run-{n}-{concurrency}"
     bots = make_field(tmp / f"bots-{n}", n)
     journal = out / "games.jsonl"
@@ -104,7 +107,8 @@ def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, ob
     proc = subprocess.Popen([*REFEREE, "run", "--bots", *bots, "--players", str(PLAYERS),
                              "--games-per-bot", str(per_bot), "--concurrency",
                              str(concurrency), "--move-time", "1s", "--sandbox", "auto",
-                             "--out", str(out)],
+                             "--out", str(out),
+                             *(() if warm is None else ("--warm-processes", str(warm)))],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = None
     peak_procs = peak_rss = 0
@@ -123,7 +127,9 @@ def run_field(tmp: Path, n: int, concurrency: int, per_bot: int) -> dict[str, ob
     started = len(list((out / "logs").glob("*.stderr.log")))
     return {"entrants": n, "concurrency": concurrency, "games": len(records),
             "exit": proc.returncode, "first_s": first, "peak_procs": peak_procs,
-            "bound": concurrency * PLAYERS * (GROUP + 1), "peak_rss_mb": peak_rss / 1024,
+            "bound": concurrency * PLAYERS + (concurrency * PLAYERS * GROUP if warm is None
+                                              else warm),
+            "peak_rss_mb": peak_rss / 1024,
             "games_per_s": len(records) / wall, "started": started, "faults": dict(faults),
             "error": err.strip().splitlines()[-1:] if proc.returncode else []}
 
@@ -162,6 +168,8 @@ def main() -> None:
                         "(default: 16 64 256; --quick: 16 64)")
     parser.add_argument("--concurrency", type=int, nargs="+", help="levels to run "
                         "(default: 4 8; --quick: 4)")
+    parser.add_argument("--warm-processes", type=int, help="the runs' --warm-processes "
+                        "(default: the referee's)")
     args = parser.parse_args()
     sizes = args.entrants or ((16, 64) if args.quick else (16, 64, 256))
     levels = args.concurrency or ((4,) if args.quick else (4, 8))
@@ -173,7 +181,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-field-") as tmp:
         for n in sizes:
             for concurrency in levels:
-                r = run_field(Path(tmp), n, concurrency, 4 if args.quick else 16)
+                r = run_field(Path(tmp), n, concurrency, 4 if args.quick else 16,
+                              args.warm_processes)
                 first = f"{r['first_s']:7.1f}" if r["first_s"] is not None else "      -"
                 print(f"{r['entrants']:>8} {r['concurrency']:>4} {r['games']:>5} "
                       f"{r['exit']:>4} {first} {r['peak_procs']:>10} {r['bound']:>5} "

@@ -255,6 +255,11 @@ def run(
     allow_same_author: Annotated[bool, typer.Option(
         "--allow-same-author", help="Let bots of one author (author=NAME in the bot "
                                     "argument) share a table.")] = False,
+    warm_processes: Annotated[int | None, typer.Option(
+        help="Idle bot processes kept for the next games, per referee process (default: "
+             "concurrency x players x the games of one deal). Fewer bound the processes "
+             "and memory tighter (concurrency x players + this) at the cost of more "
+             "starts.")] = None,
     cluster_wait: ClusterWaitOpt = "10m",
     cluster_insecure: ClusterInsecureOpt = False,
     max_time: MaxTimeOpt = None,
@@ -275,7 +280,8 @@ def run(
                              workers=workers, secret_file=secret_file, event=event,
                              new_run=not again,
                              field=FieldOptions(games_per_bot, games_per_encounter,
-                                                strict_start, allow_same_author))
+                                                strict_start, allow_same_author,
+                                                warm_processes))
         if again:
             config = same_run(config, seed is not None, secret_file is not None)
         if cluster is not None and (in_process or workers > 1):

@@ -119,6 +119,7 @@ class RunConfig:
     workers: int = 1
     strict_start: bool = False  # a bot that cannot start ends the run (``referee.runner``)
     allow_same_author: bool = False  # bots of one author may share a table
+    warm: int | None = None  # idle bot processes kept at most (None: ``runner.warm_processes``)
     event: str | None = None  # --event: the name that titles the pages and reports
     design: str = "cycle"  # how tables are drawn (``referee.rounds.design_for``)
     secret: bytes | None = field(default=None, repr=False)

@@ -31,12 +31,13 @@ MAX_STEPS = 64  # tables added, at most, so that every bot has its games
 class FieldOptions:
     """The run options of this module: games per bot or per encounter (None: --games
     says), whether a bot that cannot start ends the run, whether one author's bots may
-    share a table."""
+    share a table, how many idle bot processes are kept (None: the runner's default)."""
 
     per_bot: int | None = None
     per_encounter: int | None = None
     strict_start: bool = False
     allow_same_author: bool = False
+    warm: int | None = None
 
 
 class ShareError(ValueError):

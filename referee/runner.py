@@ -66,10 +66,13 @@ def raise_open_files_limit() -> None:
 
 
 def warm_processes(config: RunConfig) -> int:
-    """Idle bot processes a runner keeps at most (``referee.pool``): per seat in play, the
-    games of a deal (a duplicate group; 1 without), so that a bot's processes for one
-    group play the next group's games without a new start. The processes then number at
-    most the seats in play times one more than that (3 for 2 players, 7 for 3)."""
+    """Idle bot processes a runner keeps at most (``referee.pool``): ``--warm-processes``,
+    or by default per seat in play the games of a deal (a duplicate group; 1 without), so
+    that a bot's processes for one group play the next group's games without a new
+    start. The processes then number at most the seats in play times one more than that
+    (3 for 2 players, 7 for 3)."""
+    if config.warm is not None:
+        return config.warm
     group = len(table_seatings(tuple(range(config.players)))) if config.duplicate else 1
     return config.concurrency * config.players * group
 

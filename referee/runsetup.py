@@ -129,6 +129,8 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
     if games < 1 or concurrency < 1 or max_faults < 1 or workers < 1:
         raise ConfigError("--games, --concurrency, --max-faults and --workers must be at "
                           "least 1")
+    if field.warm is not None and field.warm < 0:
+        raise ConfigError(f"--warm-processes {field.warm}: give 0 or more")
     if workers > 1 and in_process:
         raise ConfigError("--workers plays bot processes; --in-process plays none")
     if workers > concurrency:
@@ -147,7 +149,7 @@ def make_config(bot_args: list[str], game: Game, players: int | None, games: int
         baseline=baseline if format == "gauntlet" else None, in_process=in_process,
         workers=min(workers, games),  # each worker has one of the games at once, or more
         strict_start=field.strict_start, allow_same_author=field.allow_same_author,
-        event=event,
+        warm=field.warm, event=event,
         design=design_for(len(specs) - (candidates if format == "gauntlet" else 0)),
     )
     try:

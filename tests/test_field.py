@@ -236,3 +236,31 @@ def test_bots_of_one_author_never_share_a_table(tmp_path):
                   "3", cwd=tmp_path)
     assert few.returncode == 2 and len(lines(few.stderr)) == 1, few.stderr
     assert "fewer authors than seats" in few.stderr
+
+
+def test_warm_processes_bounds_the_processes_and_changes_no_result(tmp_path):
+    """Duplicate deals at 2 tables of 4: by default up to 4 x 8 processes stay warm
+    (32 seen here); ``--warm-processes 8`` keeps the run within twice the seats in play
+    (16 seen), with more starts (58 against 32) and the same games."""
+    concurrency, players = 2, 4
+    common = ["run", "--bots", *entrants(tmp_path, 8), "--players", str(players),
+              "--games-per-bot", "8", "--concurrency", str(concurrency), *SHORT]
+    runs = {}
+    for name, extra in (("default", []), ("lean", ["--warm-processes", "8"])):
+        proc, out, err, peak = run_counting([*common, *extra, "--out", str(tmp_path / name)],
+                                            tmp_path)
+        assert proc.returncode == 0, (out, err)
+        records = read_games(tmp_path / name)
+        assert records and not [f for r in records for f in r["faults"]]
+        started = len(list((tmp_path / name / "logs").glob("*.stderr.log")))
+        runs[name] = (peak, started, [(r["game"], r["seats"], r["places"]) for r in records])
+    (lean_peak, lean_started, lean_games), (_, default_started, default_games) = \
+        runs["lean"], runs["default"]
+    # Twice the seats, and a table's processes told bye that may still be exiting.
+    assert 0 < lean_peak <= 2 * concurrency * players + players, lean_peak
+    assert lean_started > default_started, (lean_started, default_started)
+    assert sorted(lean_games) == sorted(default_games)
+    bad = referee(*common, "--warm-processes", "-1", cwd=tmp_path)
+    assert bad.returncode == 2 and len(lines(bad.stderr)) == 1, bad.stderr
+    assert "--warm-processes -1" in bad.stderr
+    assert_nothing_left(tmp_path)
