@@ -113,6 +113,12 @@ class ConnectionGuard:
         return have_peer_credentials()
 
     @property
+    def thread_id(self) -> int:
+        """The guard's thread (its native id)."""
+        assert self._thread.native_id is not None  # set once the thread started
+        return self._thread.native_id
+
+    @property
     def open_connections(self) -> int:
         return self._total
 

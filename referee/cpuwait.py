@@ -9,13 +9,16 @@ time is charged
     max(CPU time of the bot's processes, wall time - waits for a CPU)
 
 where the waits are those of the bot's threads and of the referee's own threads that
-carry its messages (its main thread, its ZeroMQ context's threads). On an idle machine
+carry its messages (its main thread, its ZeroMQ context's threads) or share its
+interpreter lock (the connection guard's, the log pump's: while one of them waits for a
+CPU holding the lock, the main thread cannot read a reply). On an idle machine
 that is the wall time. The floor keeps a bot from buying time with threads of its own
 that keep its other threads waiting: whatever its processes compute is charged.
 
 The kernel adds a wait to the count when it ends, so at a deadline a bot with a thread
-that is runnable right now may be waiting in a way not counted yet: it is looked at again
-later, until its CPU time alone reaches the budget (``CpuMeter.grace_s``). The processes
+that is runnable right now, or a referee's carrier that is (holding the reply, say), may
+be waiting in a way not counted yet: it is looked at again later, until the bot's CPU
+time alone reaches the budget (``CpuMeter.grace_s``). The processes
 watched are the bot's process tree at its ``hello``; a bot that has started processes
 since is charged its wall time (their CPU time cannot be counted).
 
@@ -37,6 +40,9 @@ from dataclasses import dataclass
 
 # A second look at a runnable bot comes at least this long after the first.
 MIN_RECHECK_S = 0.001
+# A runnable carrier defers a deadline this long at most: a sleeping bot's time runs out
+# even where the referee's threads are busy whenever it is looked at.
+MAX_CARRIER_WAIT_S = 1.0
 
 
 def process_cpu_clock(pid: int) -> int:
@@ -84,6 +90,16 @@ def _tree(root: int) -> list[int]:
     return found
 
 
+def _runnable(pid: int, tid: int) -> bool:
+    """Whether the thread is running or waiting for a CPU (False if it is gone)."""
+    try:
+        with open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
+            # The state follows the command name, which may hold spaces.
+            return f.read().rsplit(b")", 1)[1].split()[0] == b"R"
+    except OSError:
+        return False
+
+
 class ThreadWaits:
     """The run-queue waits of a fixed set of threads, read from schedstat files kept
     open (a read is then ~1 µs). A thread that ends drops out of the sum."""
@@ -91,8 +107,9 @@ class ThreadWaits:
     def __init__(self, threads: Iterable[tuple[int, int]]):
         """``threads``: (pid, tid) pairs; OSError if a file cannot be opened."""
         self._fds: list[int] = []
+        self._threads = list(threads)
         try:
-            for pid, tid in threads:
+            for pid, tid in self._threads:
                 self._fds.append(os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY))
         except OSError:
             self.close()
@@ -100,8 +117,8 @@ class ThreadWaits:
 
     @classmethod
     def referee(cls, carriers: Iterable[int]) -> ThreadWaits:
-        """The calling thread and ``carriers``, threads of this process (ZeroMQ's: see
-        ``Hub.zmq_threads``). Empty where /proc is missing."""
+        """The calling thread and ``carriers``, threads of this process (``Hub.threads``,
+        the log pump's). Empty where /proc is missing."""
         pid = os.getpid()
         try:
             return cls((pid, t) for t in {threading.get_native_id(), *carriers})
@@ -119,6 +136,12 @@ class ThreadWaits:
             except (OSError, IndexError, ValueError):
                 pass
         return total
+
+    def runnable(self) -> bool:
+        """Whether one of these threads other than the caller's is waiting for a CPU
+        right now (or running): a wait the count does not hold yet."""
+        me = threading.get_native_id()
+        return any(_runnable(pid, tid) for pid, tid in self._threads if tid != me)
 
     def close(self) -> None:
         for fd in self._fds:
@@ -164,7 +187,9 @@ class CpuMeter:
         charged, used, grew = self._charge(start, wall_s)
         if charged < budget_s:
             return budget_s - charged
-        if used < budget_s and not grew and self.runnable():
+        if used < budget_s and not grew and (
+                self.runnable() or (wall_s < budget_s + MAX_CARRIER_WAIT_S
+                                    and self._carriers.runnable())):
             return max(MIN_RECHECK_S, budget_s - used)
         return 0.0
 
@@ -188,12 +213,8 @@ class CpuMeter:
         """Whether a thread of the bot is running or waiting for a CPU right now."""
         for pid in self._pids:
             with contextlib.suppress(OSError):
-                for tid in _tasks(pid):
-                    with contextlib.suppress(OSError), \
-                            open(f"/proc/{pid}/task/{tid}/stat", "rb") as f:
-                        # The state follows the command name, which may hold spaces.
-                        if f.read().rsplit(b")", 1)[1].split()[0] == b"R":
-                            return True
+                if any(_runnable(pid, tid) for tid in _tasks(pid)):
+                    return True
         return False
 
     def close(self) -> None:

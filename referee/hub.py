@@ -195,6 +195,12 @@ class Hub(Generic[Peer]):
         self._refused_at: dict[bytes, float] = {}  # strangers' connections refused, when
         self._drops: dict[str, dict[str, int]] = {}  # bot name -> kind -> count
 
+    @property
+    def threads(self) -> set[int]:
+        """This hub's threads besides the caller's (native ids): ZeroMQ's, and the
+        connection guard's, which shares the interpreter with the caller."""
+        return self.zmq_threads | ({self.guard.thread_id} if self.guard is not None else set())
+
     # ------------------------------------------------------------- peers
 
     def new_token(self, peer: Peer, name: str, options: Mapping[str, str] | None = None) -> str:
@@ -521,6 +527,14 @@ class Hub(Generic[Peer]):
         root = self._pid_of.get(id(peer))
         pid = frame_pid(frame)
         return root is None or pid is None or descends_from(pid, root)
+
+    def quiet_since(self) -> float:
+        """A moment after which every frame not yet read came in (``time.perf_counter``):
+        now, if nothing is unread; else the last moment the socket was seen holding
+        nothing unread. A bot whose reply is not read yet had not answered by then."""
+        if not (self._backlog or self._mid_message or self.sock.get(_EVENTS) & _POLLIN):
+            self._clear_at = time.perf_counter()
+        return self._clear_at
 
     # ------------------------------------------------------------- waiting
 

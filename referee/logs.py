@@ -75,6 +75,13 @@ class LogPump:
         self._thread = threading.Thread(target=self._run, name="bot-logs", daemon=True)
         self._thread.start()
 
+    @property
+    def thread_id(self) -> int:
+        """The pump's thread (its native id), which shares the interpreter with the
+        referee's loop."""
+        assert self._thread.native_id is not None  # set once the thread started
+        return self._thread.native_id
+
     def attach(self, pipe: IO[bytes], path: Path, root: Path) -> LogStream:
         """Copy ``pipe`` (the read end of a bot's stdout or stderr) into ``path``, a file
         of the run directory ``root`` (``rundir.open_append``: no symbolic link followed)."""

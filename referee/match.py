@@ -218,6 +218,9 @@ class Pending:
     deadline: float  # moves on while the bot waits for a CPU (``Table.overdue``)
     budget_s: float
     cpu: CpuSample | None  # the bot's CPU counters when it was sent, where readable
+    # ``sent_at`` moved on by a time in which the referee did not run (``Runner._forgive``):
+    # the bot did, so its CPU time is charged whatever the wall time says.
+    forgiven: bool = False
 
 
 class Table:
@@ -292,12 +295,28 @@ class Table:
         pending = self.pending
         assert pending is not None and self.seats[pending.seat] is inst
         self.pending = None
+        return pending.seat, self._charged_s(pending, received_at) * 1000
+
+    def _charged_s(self, pending: Pending, received_at: float) -> float:
+        """What the pending request's decision is charged, for a reply ``received_at``."""
         # A reply stamped before its request went out was queued while the referee was
         # busy (see Hub.poll): it took no time the referee can charge.
         wall_s = max(0.0, received_at - pending.sent_at)
-        if wall_s * 1000 > self.match.move_ms and pending.cpu is not None and inst.meter:
-            wall_s = inst.meter.charged_s(pending.cpu, wall_s)  # time spent waiting for a CPU
-        return pending.seat, wall_s * 1000
+        meter = self.seats[pending.seat].meter
+        if (wall_s * 1000 > self.match.move_ms or pending.forgiven) \
+                and pending.cpu is not None and meter is not None:
+            return meter.charged_s(pending.cpu, wall_s)  # less the time spent waiting for a CPU
+        return wall_s
+
+    def came_late(self, received_at: float) -> bool:
+        """Whether the reply to the pending request, received at ``received_at``, ran out
+        of time: past its deadline and ``overdue`` then, or charged more than its budget
+        within a deadline moved on by a time the referee did not run."""
+        pending = self.pending
+        assert pending is not None
+        if received_at > pending.deadline:
+            return self.overdue(received_at)
+        return pending.forgiven and self._charged_s(pending, received_at) > pending.budget_s
 
     def overdue(self, now: float) -> bool:
         """At or past the pending request's deadline: whether it has run out of time.

@@ -44,6 +44,8 @@ POLL_MS = 20
 # A wait that returns this much after its time means the referee itself did not run.
 STALL_S = 0.005
 LIVENESS_EVERY_S = 0.05
+# Deadlines are judged at most this long before now while frames stay unread.
+UNREAD_LAG_S = 1.0
 RETIRE_GRACE_S = 1.0  # a retired process has this long to exit on its `bye`
 CRASH_TAIL_LINES = 5  # of a crashed bot's stderr, in its fault's detail
 # Games looked ahead, per slot, for the bots whose idle processes are worth keeping.
@@ -285,8 +287,10 @@ class Runner(Tournament):
                                          awaits=BotInstance.awaits_reply)
         self.confinement = Confinement(Sandbox(config.sandbox), config.limits)  # by open
         self.cgroups: RunCgroups | None = None  # the confinement's
-        self.carriers = ThreadWaits.referee(self.hub.zmq_threads)
         self.logs = LogPump(config.limits.log_bytes, warn)
+        # The referee's threads whose waits for a CPU hold up a reply: those that carry
+        # it, and those that share the interpreter lock with the loop that reads it.
+        self.carriers = ThreadWaits.referee(self.hub.threads | {self.logs.thread_id})
         self.counters = {b.name: BotCounters() for b in config.bots}
         self.start_streak = {b.name: 0 for b in config.bots}  # failed starts in a row
         self.given_up: dict[str, str] = {}  # bot name -> why it is no longer started
@@ -378,14 +382,23 @@ class Runner(Tournament):
             wait_ms = POLL_MS if not deadlines else min(POLL_MS, (min(deadlines) - now) * 1000)
             self._pump(max(0.0, wait_ms))
             now = time.perf_counter()
-            for t in self.tables:
-                if t is not None and t.pending is not None and now > t.pending.deadline \
-                        and t.overdue(now):
-                    t.on_timeout(now)
+            if any(now > d for d in deadlines):
+                self._judge_deadlines(now)
             if now - last_liveness > LIVENESS_EVERY_S:
                 last_liveness = now
                 self._check_liveness()
                 self._end_retired(now)
+
+    def _judge_deadlines(self, now: float) -> None:
+        """Time out the pending requests overdue at the last moment nothing was unread:
+        a reply still on the socket (the turn ended before it) may have come in time,
+        while the referee worked on others. Under a flood that leaves the socket never
+        empty, the judging lags ``now`` by UNREAD_LAG_S at most."""
+        at = max(self.hub.quiet_since(), now - UNREAD_LAG_S)
+        for t in self.tables:
+            if t is not None and t.pending is not None and at > t.pending.deadline \
+                    and t.overdue(at):
+                t.on_timeout(at)
 
     def _busy_bots(self) -> set[int]:
         """The bot numbers seated at tables in progress or starting."""
@@ -502,7 +515,7 @@ class Runner(Tournament):
                 counters.stale += 1
             elif not mine:
                 counters.unsolicited += 1
-            elif item.received_at > pending.deadline and table.overdue(item.received_at):
+            elif table.came_late(item.received_at):
                 counters.stale += 1
                 table.on_timeout(item.received_at)
             elif reply is not None and reply.error is None:
@@ -519,6 +532,7 @@ class Runner(Tournament):
             if table is not None and table.pending is not None:
                 table.pending.sent_at += stalled_s
                 table.pending.deadline += stalled_s
+                table.pending.forgiven = True
 
     def _check_liveness(self) -> None:
         """End the instances whose process has exited (one that is still starting is

@@ -10,17 +10,20 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
 import zmq
 
 from referee.hub import Hub
+from referee.show.html import replay_pending
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
-from harness import FAULTY, REFEREE, assert_nothing_left, good  # noqa: E402
+from harness import FAULTY, POLISH, REFEREE, assert_nothing_left, bot_dir, good  # noqa: E402
 
 
 def connected() -> tuple[Hub, zmq.Socket, object]:
@@ -75,6 +78,25 @@ def test_a_reply_the_referee_waited_for_is_stamped_when_it_came():
         hub.close()
 
 
+def test_a_reply_left_unread_came_after_the_socket_was_last_seen_empty():
+    """The runner judges deadlines at ``quiet_since``: a reply still unread (the
+    referee's turn ended before it) may have come in time, so the moment is the last one
+    the socket held nothing unread, not now; with nothing unread, it is now."""
+    hub, dealer, peer = connected()
+    try:
+        hub.poll(0)
+        seen_empty = time.perf_counter()
+        dealer.send(msgpack.packb({"type": "action", "seq": 1, "action": {"kind": "call"}}))
+        time.sleep(0.05)
+        assert hub.quiet_since() <= seen_empty  # not 50 ms later
+        assert [i.peer for i in hub.poll(100)] == [peer]
+        before = time.perf_counter()
+        assert before <= hub.quiet_since() <= time.perf_counter()
+    finally:
+        dealer.close()
+        hub.close()
+
+
 def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) -> None:
     """SIGSTOP the referee for 300 ms, several times, with a 100 ms move time and no
     bank: the bots answered long before, but the referee could not look. No timeouts."""
@@ -102,34 +124,51 @@ def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) ->
     assert_nothing_left(tmp_path)
 
 
-# The contention the busy-machine tests build: the referee, its bots and two spinning
-# processes share one CPU, at a priority above the machine's ordinary work (as root), so
-# that what else runs on the machine (other test runs, other users) changes little.
+# The contention the busy-machine tests build: the bots run on one CPU that spinning
+# processes keep busy, the referee on the machine's other CPUs, each ahead of the
+# machine's ordinary work where the user may raise a priority (root), so that what else
+# runs on the machine changes little. Each spinner has a session of its own, so that it
+# weighs as much as a bot's process tree where the kernel groups processes by session
+# (autogroups) and the referee gives each bot a cgroup of its own.
 CONTENDED_CPU = max(os.sched_getaffinity(0))
+REFEREE_CPUS = (os.sched_getaffinity(0) - {CONTENDED_CPU}) or {CONTENDED_CPU}
 PRIORITY = -5
 
 
-def contended() -> None:
-    """In a child before exec: onto the contended CPU, ahead of the machine's other work
-    where the user may raise a priority (root)."""
-    os.sched_setaffinity(0, {CONTENDED_CPU})
-    with contextlib.suppress(PermissionError):
-        os.nice(PRIORITY)
+def on_cpus(cpus: set[int]) -> Callable[[], None]:
+    """For a child before exec: onto ``cpus``, at PRIORITY where it may."""
+    def preexec() -> None:
+        os.sched_setaffinity(0, cpus)
+        with contextlib.suppress(PermissionError):
+            os.nice(PRIORITY)
+    return preexec
 
 
-def busy_machine(n: int = 2) -> list[subprocess.Popen]:
-    """Processes that keep the contended CPU busy: without the CPU-wait rule, 8 games of
-    4 trivial bots at 50 ms there get timeouts."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=contended)
+def busy_machine(n: int = 8) -> list[subprocess.Popen]:
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                             preexec_fn=on_cpus({CONTENDED_CPU}), start_new_session=True)
             for _ in range(n)]
 
 
-def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) -> list[dict]:
-    """A run at 50 ms a move and no bank on a busy machine; the journal's records.
+def on_the_busy_cpu(tmp_path: Path, source: Path, lowest: bool = False) -> str:
+    """A copy of the bot file ``source`` that moves itself onto the busy CPU as it
+    starts; ``lowest``: and to the lowest priority there once started (a start at it
+    would take minutes)."""
+    bot = bot_dir(tmp_path) / source.name
+    head = f"import os as _os\n_os.sched_setaffinity(0, {{{CONTENDED_CPU}}})\n"
+    tail = textwrap.dedent("""
 
-    The bots get a generous start timeout: starting 32 sandboxed interpreters on a
-    third of one CPU takes 20 s here and longer on a slower machine, and the start is
-    not what these tests are about."""
+        def on_game_start(info):
+            _os.nice(19 - _os.nice(0))
+        """) if lowest else ""
+    bot.write_text(head + source.read_text() + tail)
+    return str(bot)
+
+
+def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) -> list[dict]:
+    """A run at 50 ms a move and no bank while the busy CPU is busy; the journal's
+    records. The bots get a generous start timeout: the start is not what these tests
+    are about."""
     out = tmp_path / "run"
     hogs = busy_machine()
     try:
@@ -138,7 +177,7 @@ def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) ->
              "--games", str(games), "--concurrency", str(concurrency), "--move-time", "50ms",
              "--time-bank", "0", "--start-timeout", "240s", "--seed", "3", "--out", str(out)],
             cwd=tmp_path, capture_output=True, text=True, timeout=600,
-            preexec_fn=contended)
+            preexec_fn=on_cpus(REFEREE_CPUS))
     finally:
         for hog in hogs:
             hog.kill()
@@ -146,13 +185,21 @@ def run_loaded(tmp_path: Path, bots: list[str], games: int, concurrency: int) ->
     assert proc.returncode == 0, proc.stderr
     records = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
     assert len(records) == games
+    # The replay page may take a process of its own (replay_after_run).
+    deadline = time.monotonic() + 120
+    while replay_pending(out):
+        assert time.monotonic() < deadline, "the replay page was not written"
+        time.sleep(0.1)
     assert_nothing_left(tmp_path)
     return records
 
 
 def test_time_a_bot_waited_for_a_cpu_is_not_charged(tmp_path: Path) -> None:
-    caller = good(tmp_path, "caller.py")[0]
-    records = run_loaded(tmp_path, [caller] * 4, games=200, concurrency=8)
+    """Each decision of these bots (10 ms of CPU time) waits for the busy CPU, at the
+    lowest priority there, longer than the move time: charged its wall time, nearly
+    every one would time out."""
+    bot = on_the_busy_cpu(tmp_path, FAULTY / "thinker.py", lowest=True)
+    records = run_loaded(tmp_path, [bot] * 4, games=8, concurrency=2)
     assert [f for r in records for f in r["faults"]] == []
 
 
@@ -167,8 +214,9 @@ def test_on_a_busy_machine_a_bot_that_sleeps_or_computes_too_long_still_times_ou
     far longer than any such wait (and costs the test nothing: ``late`` forfeits after
     three timeouts and its process is ended). The burner's CPU time is a floor that no
     load lowers."""
-    caller = good(tmp_path, "caller.py")[0]
-    bots = [caller, f"{FAULTY / 'late.py'},arg=30", str(FAULTY / "burner.py")]
+    bots = [on_the_busy_cpu(tmp_path, POLISH / "caller.py"),
+            f"{on_the_busy_cpu(tmp_path, FAULTY / 'late.py')},arg=30",
+            on_the_busy_cpu(tmp_path, FAULTY / "burner.py")]
     records = run_loaded(tmp_path, bots, games=6, concurrency=2)
     for rec in records:
         faults = {(f["bot"], f["label"]) for f in rec["faults"]}

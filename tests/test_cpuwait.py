@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from referee.cpuwait import CpuMeter, ThreadWaits
+from referee.cpuwait import CpuMeter, ThreadWaits, threads_of_this_process
 from referee.hub import Hub
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="Linux /proc")
@@ -142,7 +142,9 @@ def test_no_meter_for_a_process_that_is_not_there() -> None:
     assert CpuMeter.open(proc.pid, ThreadWaits([])) is None
 
 
-def test_the_referees_carriers_are_its_thread_and_its_hubs_zeromq_threads() -> None:
+def test_the_referees_carriers_are_its_thread_and_its_hubs_threads() -> None:
+    """ZeroMQ's threads carry the messages; the connection guard's shares the
+    interpreter lock with the thread that reads them."""
     hub: Hub[object] = Hub()
     try:
         assert len(hub.zmq_threads) == 2  # I/O thread and reaper
@@ -154,8 +156,11 @@ def test_the_referees_carriers_are_its_thread_and_its_hubs_zeromq_threads() -> N
                 break
             time.sleep(0.01)
         assert names == {"ZMQbg/IO/0", "ZMQbg/Reaper"}
-        carriers = ThreadWaits.referee(hub.zmq_threads)
-        assert len(carriers) == 3 and carriers.total_ns() >= 0
+        assert hub.guard is not None
+        assert hub.threads == hub.zmq_threads | {hub.guard.thread_id}
+        assert hub.guard.thread_id in threads_of_this_process() - hub.zmq_threads
+        carriers = ThreadWaits.referee(hub.threads)
+        assert len(carriers) == 4 and carriers.total_ns() >= 0
         carriers.close()
     finally:
         hub.close()
