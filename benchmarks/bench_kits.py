@@ -96,7 +96,7 @@ def start(label: str, command: list[str], game: str, params: dict[str, Any],
         proc.kill()
         raise RuntimeError(f"{label}: no hello")
     peer, _ = sock.recv_multipart()
-    sock.send_multipart([peer, msgpack.packb({"type": "welcome", "protocol": 1,
+    sock.send_multipart([peer, msgpack.packb({"type": "welcome", "protocol": 2,
                                               "name": label, "limits": {}})])
     seat = Seat(label, proc, sock, peer, {"type": "act", "view": view, "results": [],
                                           "deadline_ms": 6000,

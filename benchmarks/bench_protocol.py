@@ -138,7 +138,7 @@ sock = ctx.socket(zmq.DEALER)
 sock.linger = 0
 sock.connect(os.environ["REFEREE_ENDPOINT"])
 sock.send(msgpack.packb({"type": "hello", "token": os.environ["REFEREE_TOKEN"],
-                         "protocol": 1}, use_bin_type=True))
+                         "protocol": 2}, use_bin_type=True))
 while True:
     msg = msgpack.unpackb(sock.recv(), raw=False)
     kind = msg["type"]

@@ -84,6 +84,8 @@ elif measure == "zmq":
     # time is the work (bench_protocol.py's (d)); the least steady measure otherwise.
     os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     bot = os.environ["COMPARE_RAW_BOT"]
+    from protocol.messages import PROTOCOL_VERSION  # the tree's: what its bots say
+    os.environ["COMPARE_PROTOCOL"] = str(PROTOCOL_VERSION)
     kw = dict(bots=tuple(resolve_bots([f"b{i}={bot}" for i in range(4)])), players=4,
               games=size, seed=7, move_ms=5000, bank_ms=5000, concurrency=1, max_faults=3,
               start_timeout_ms=60000, out=out / "run")
@@ -110,7 +112,8 @@ sock = zmq.Context().socket(zmq.DEALER)
 sock.linger = 0
 sock.connect(os.environ["REFEREE_ENDPOINT"])
 sock.send(msgpack.packb({"type": "hello", "token": os.environ["REFEREE_TOKEN"],
-                         "protocol": 1}, use_bin_type=True))
+                         "protocol": int(os.environ["COMPARE_PROTOCOL"])},
+                        use_bin_type=True))
 while True:
     msg = msgpack.unpackb(sock.recv(), raw=False)
     if msg["type"] == "bye":

@@ -16,7 +16,7 @@ from typing import Any
 
 from protocol.codec import MAX_DEPTH, MAX_MESSAGE_BYTES, MessageError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 # The most a frame from a connection that has not said hello may hold: a hello is about
 # 60 bytes (a 32-character token); anything larger is dropped unread.
 HELLO_MAX_BYTES = 256

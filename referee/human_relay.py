@@ -47,7 +47,7 @@ def main() -> int:
     sock.linger = 0
     sock.connect(os.environ["REFEREE_ENDPOINT"])
     sock.send(msgpack.packb({"type": "hello", "token": os.environ["REFEREE_TOKEN"],
-                             "protocol": 1}))
+                             "protocol": 2}))
     while True:
         frame = sock.recv()
         send_frame(desk, frame)

@@ -33,7 +33,7 @@ def connected() -> tuple[Hub, zmq.Socket, object]:
     dealer = zmq.Context.instance().socket(zmq.DEALER)
     dealer.linger = 0
     dealer.connect(hub.endpoint)
-    dealer.send(msgpack.packb({"type": "hello", "token": token, "protocol": 1}))
+    dealer.send(msgpack.packb({"type": "hello", "token": token, "protocol": 2}))
     deadline = time.monotonic() + 5
     while not any(i.hello for i in hub.poll(50)):
         assert time.monotonic() < deadline, "no hello"

@@ -43,7 +43,7 @@ FAST = settings(max_examples=300, deadline=None,
 # ------------------------------------------------------------------- (a) the wire
 
 VALID_FRAMES = [
-    encode({"type": "hello", "token": "ab" * 16, "protocol": 1, "name": "bot"}),
+    encode({"type": "hello", "token": "ab" * 16, "protocol": 2, "name": "bot"}),
     encode({"type": "action", "seq": 7, "action": {"kind": "call"}}),
     encode({"type": "action", "seq": 2**40, "action": {"kind": "raise", "declaration": 88}}),
 ]

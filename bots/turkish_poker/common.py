@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.cards import parse_card
 from evaluator.turkish import (
     FLUSH,
     FULL_HOUSE,
@@ -17,7 +16,8 @@ LOW_RANK_BY_DECK = {24: 9, 28: 8, 32: 7, 36: 6}
 
 
 def hand_ids(view: dict[str, Any]) -> list[int]:
-    return [parse_card(c).id for c in view["cards"]]
+    """The seat's cards (the protocol's integers, ``4 * (rank - 2) + suit``)."""
+    return list(view["cards"])
 
 
 def legal(view: dict[str, Any], kind: str) -> dict[str, Any] | None:
@@ -46,7 +46,7 @@ def check_or_fold(view: dict[str, Any]) -> dict[str, Any]:
     return {"kind": "pass"} if legal(view, "pass") else {"kind": "fold"}
 
 
-def discards(view: dict[str, Any]) -> list[str]:
+def discards(view: dict[str, Any]) -> list[int]:
     """The draw table: stand pat on a straight or better; otherwise keep the groups (pairs,
     trips, quads), or four to a flush, or the two highest cards; discard the rest."""
     cards = hand_ids(view)
@@ -63,5 +63,4 @@ def discards(view: dict[str, Any]) -> list[str]:
         four = next((s for s in set(suits) if suits.count(s) == 4), None)
         keep = ([c for c in cards if c % 4 == four] if four is not None
                 else sorted(cards, reverse=True)[:2])
-    gone = [c for c in cards if c not in keep][:4]
-    return [view["cards"][cards.index(c)] for c in gone]
+    return [c for c in cards if c not in keep][:4]

@@ -19,7 +19,6 @@ import random
 
 import numpy as np
 
-from evaluator.cards import parse_card
 from evaluator.turkish import (
     FULL_HOUSE,
     OPENING_KEY,
@@ -121,19 +120,19 @@ def equity(view, rng, samples=SAMPLES):
     if view["phase"] == "final-round":
         chance = _chances(view, rng, [mine], samples)[0]
         return chance, chance
-    drawn = [parse_card(c).id for c in discards(view)]
+    drawn = discards(view)
     kept = [c for c in mine if c not in drawn]
     drawing, made = _chances(view, rng, [kept, mine], samples)
     return drawing, made
 
 
 def best_draw(view, rng):
-    """The discards (card texts) whose draw wins most often against the sampled rivals."""
+    """The discards whose draw wins most often against the sampled rivals."""
     mine = hand_ids(view)
     keeps = [[c for i, c in enumerate(mine) if mask >> i & 1] for mask in range(1, 32)]
     chances = _chances(view, rng, keeps, DRAW_SAMPLES)
     kept = keeps[int(np.argmax(chances))]
-    return [view["cards"][i] for i, c in enumerate(mine) if c not in kept]
+    return [c for c in mine if c not in kept]
 
 
 def act(view):

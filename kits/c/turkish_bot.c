@@ -41,7 +41,7 @@ static const msgpack_object *legal(const msgpack_object *view, const char *kind)
 }
 
 /* Throw nothing from a made hand, else every card without a pair (four of five at most). */
-static void draw(msgpack_packer *pk, const char *game, const int *hand) {
+static void draw(msgpack_packer *pk, const int *hand) {
     int out[5], n = 0, best = 0;
     for (int i = 0; i < 5 && strength(hand) < STRAIGHT; i++) {
         if (same_rank(hand, hand[i]) == 1) out[n++] = hand[i];
@@ -57,18 +57,19 @@ static void draw(msgpack_packer *pk, const char *game, const int *hand) {
     kit_pack_str(pk, "draw");
     kit_pack_str(pk, "cards");
     msgpack_pack_array(pk, n);
-    for (int i = 0; i < n; i++) kit_pack_card(pk, game, out[i]);
+    for (int i = 0; i < n; i++) msgpack_pack_int(pk, out[i]);
 }
 
 static int act(const msgpack_object *view, const kit_game *game, msgpack_packer *pk,
                void *state) {
     (void)state;
+    (void)game;
     int hand[5];
     if (kit_cards(kit_get(view, "cards"), hand, 5) != 5) return kit_fail("not five cards");
     int s = strength(hand);
     int64_t to_call = kit_int(kit_get(view, "to_call"), 0), pot = kit_int(kit_get(view, "pot"), 0);
     const msgpack_object *open = legal(view, "open"), *raise = legal(view, "raise");
-    if (legal(view, "draw")) draw(pk, game->game, hand);
+    if (legal(view, "draw")) draw(pk, hand);
     else if (open) kit_pack_kind_int(pk, "open", "amount", kit_int(kit_get(open, "min"), 1));
     else if (s >= THREE && raise) kit_pack_kind_int(pk, "raise", "to", kit_int(kit_get(raise, "min"), 0));
     else if (legal(view, "pass")) kit_pack_kind(pk, "pass");

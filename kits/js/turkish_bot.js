@@ -33,7 +33,7 @@ function discards(hand) {
 function act(view, info) {
   const legal = Object.fromEntries(view.legal.map((a) => [a.kind, a]));
   const hand = view.cards.map(cards.parse);
-  if (legal.draw) return { kind: "draw", cards: discards(hand).map((c) => cards.toWire(info.game, c)) };
+  if (legal.draw) return { kind: "draw", cards: discards(hand) };
   if (legal.open) return { kind: "open", amount: legal.open.min };
   const s = strength(hand);
   if (s >= 3 && legal.raise) return { kind: "raise", to: legal.raise.min };

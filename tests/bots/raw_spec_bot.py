@@ -22,7 +22,7 @@ import sys
 import msgpack
 import zmq
 
-PROTOCOL = 1
+PROTOCOL = 2
 CALL_BELOW = 0.45
 RAISE_AT_LEAST = 0.55
 SAMPLES = 160

@@ -35,7 +35,7 @@ def serve(misbehave):
     sock = ctx.socket(zmq.DEALER)
     sock.linger = 0
     sock.connect(endpoint)
-    sock.send(pack({"type": "hello", "token": token, "protocol": 1}))
+    sock.send(pack({"type": "hello", "token": token, "protocol": 2}))
     parent = os.getppid()
     decision = 0
     try:

@@ -59,7 +59,7 @@ def _pids(path: Path) -> list[int]:
 @pytest.mark.parametrize("bot,start_timeout,why", [
     ("never_connects", "2s", "did not connect within 2000 ms"),
     # Refused (SPEC section 9): no point in waiting out the start timeout.
-    ("wrong_protocol", "30s", "was refused: protocol version 2 not supported"),
+    ("wrong_protocol", "30s", "was refused: protocol version 1 not supported"),
 ])
 def test_cli_bot_that_never_gets_in_stops_the_run_at_once(tmp_path, bot, start_timeout, why):
     bots = [hostile(tmp_path, bot), *good(tmp_path)]

@@ -40,8 +40,8 @@ def test_kit_echoes_seq_reports_errors_and_exits_on_bye(kit_bot, tmp_path, kit):
         assert sock.poll(30_000), "no hello"
         peer, frame = sock.recv_multipart()
         hello = msgpack.unpackb(frame)
-        assert (hello["type"], hello["token"], hello["protocol"]) == ("hello", "t0ken", 1)
-        sock.send_multipart([peer, msgpack.packb({"type": "welcome", "protocol": 1,
+        assert (hello["type"], hello["token"], hello["protocol"]) == ("hello", "t0ken", 2)
+        sock.send_multipart([peer, msgpack.packb({"type": "welcome", "protocol": 2,
                                                   "name": "golf", "limits": {}})])
         rng = random.Random(kit)
         sock.send_multipart([peer, msgpack.packb({

@@ -14,6 +14,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaluator.turkish import card_text
 from referee.games import load_game
 from referee.games.api import Step
 from referee.games.turkish_poker.engine import TurkishPoker
@@ -46,8 +47,8 @@ def check_view(step: Step, view: dict, viewer: int, decided: bool) -> None:
     to act is not in the transcript)."""
     for seat, seat_view in enumerate(step.seats):
         cards = [c.code if c.seen(viewer) else None for c in seat_view.rows[0]]
-        if seat == viewer:
-            assert cards == view["cards"]
+        if seat == viewer:  # the step's texts, the view's protocol integers
+            assert cards == [card_text(c) for c in view["cards"]]
         else:
             assert set(cards) <= {None}, (seat, cards)  # no showdown before a decision
         want = STATUS[view["status"][seat]]

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <zmq.h>
 
-#define PROTOCOL 1
+#define PROTOCOL 2
 #define HELLO_TIMEOUT_MS 30000
 #define ERROR_CHARS 1000
 

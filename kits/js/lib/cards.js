@@ -1,29 +1,18 @@
 "use strict";
-// Cards, in one place: every game's wire form <-> one card id, 4 * (rank - 2) + suit,
-// the joker 52 (referee/games/polish_poker/SPEC.md). Turkish poker sends cards as text ("Ah"),
-// the other games as these ids; a bot works with ids only and converts at the edge.
+// Cards, in one place: the protocol's card ids, 4 * (rank - 2) + suit, the joker 52
+// (protocol/SPEC.md section 2), the same in every game.
 
 const RANKS = "23456789TJQKA";
 const SUITS = "cdhs";
 const JOKER = 52;
-const TEXT_GAMES = new Set(["turkish-poker"]); // games whose wire cards are text
 
-/** A wire card (an id, or text such as "Ah", "10h", "Jk") as an id. */
+/** A wire card as an id; an error if it is not one. */
 function parse(wire) {
-  if (typeof wire === "number") return wire;
-  const text = String(wire).toUpperCase().replace(/^10/, "T");
-  if (text === "JK") return JOKER;
-  const rank = RANKS.indexOf(text[0]);
-  const suit = SUITS.indexOf(text[1].toLowerCase());
-  if (text.length !== 2 || rank < 0 || suit < 0) throw new Error(`not a card: ${wire}`);
-  return 4 * rank + suit;
+  if (!Number.isInteger(wire) || wire < 0 || wire > JOKER) throw new Error(`not a card: ${wire}`);
+  return wire;
 }
 
-/** An id as the wire form of `game`. */
-function toWire(game, id) {
-  return TEXT_GAMES.has(game) ? text(id) : id;
-}
-
+/** An id as text, "Ah" (the joker "Jk"): for logs. */
 function text(id) {
   return id === JOKER ? "Jk" : RANKS[id >> 2] + SUITS[id & 3];
 }
@@ -42,4 +31,4 @@ function make(rankValue, suitValue) {
   return 4 * (rankValue - 2) + suitValue;
 }
 
-module.exports = { JOKER, parse, toWire, text, rank, suit, make };
+module.exports = { JOKER, parse, text, rank, suit, make };

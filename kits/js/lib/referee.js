@@ -8,7 +8,7 @@
 const zmq = require("zeromq");
 const { encode, decode } = require("@msgpack/msgpack");
 
-const PROTOCOL = 1;
+const PROTOCOL = 2;
 const HELLO_TIMEOUT_MS = 30000;
 const ERROR_CHARS = 1000;
 

@@ -549,7 +549,7 @@ class TurkishPoker:
             "limit": self.limit, "hand": self.hand, "hands": self.hands,
             "deal": self.deal if hand_on else 0, "phase": self.phase, "dealer": self.dealer,
             "opener": self.opener, "deck": 4 * (15 - self.low_rank),
-            "cards": [card_text(c) for c in self.cards[seat]] if hand_on else [],
+            "cards": list(self.cards[seat]) if hand_on else [],
             "stacks": list(self.stacks), "bets": list(self.bets) if hand_on else [],
             "status": status, "pot": sum(self.contributed) if hand_on else 0,
             "pots": [{"amount": a, "seats": list(s)} for a, s in pots],

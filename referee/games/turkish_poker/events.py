@@ -1,13 +1,25 @@
 """Every state change of a Turkish poker game, as a value with ``to_dict`` and per-seat
 ``notice`` (what that seat is told of it: a deal and the cards drawn only to their owner).
 
-Cards in events are texts (``"Ah"``); every amount is whole chips.
+Cards in events are texts (``"Ah"``), as the journal keeps them; in notices they are
+the protocol's integers (protocol/SPEC.md section 2). Every amount is whole chips.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+from evaluator.cards import parse_card
+
+
+def wire_cards(texts: tuple[str, ...]) -> list[int]:
+    """Card texts as the protocol's integers.
+
+    >>> wire_cards(("Ah", "9c"))
+    [50, 28]
+    """
+    return [parse_card(t).id for t in texts]
 
 
 def _plain(value: Any) -> Any:
@@ -56,7 +68,8 @@ class Dealt(Event):
     cards: tuple[str, ...]
 
     def notice(self, seat: int) -> dict[str, Any] | None:
-        return self.to_dict() if seat == self.seat else None
+        return {**self.to_dict(), "cards": wire_cards(self.cards)} if seat == self.seat \
+            else None
 
 
 @dataclass(frozen=True)
@@ -82,7 +95,8 @@ class Drew(Event):
 
     def notice(self, seat: int) -> dict[str, Any] | None:
         if seat == self.seat:
-            return self.to_dict()
+            return {**self.to_dict(), "discarded": wire_cards(self.discarded),
+                    "received": wire_cards(self.received)}
         return {"type": self.TYPE, "seat": self.seat, "count": len(self.discarded)}
 
 
@@ -109,6 +123,9 @@ class Shown(Event):
     seat: int
     cards: tuple[str, ...]
     category: str
+
+    def notice(self, seat: int) -> dict[str, Any] | None:
+        return {**self.to_dict(), "cards": wire_cards(self.cards)}
 
 
 @dataclass(frozen=True)

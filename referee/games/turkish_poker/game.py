@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from importlib.resources import files
 from typing import Any
 
-from evaluator.cards import parse_card
 from referee.games import api
 from referee.games.api import CheckTurn, Metric, Step, resolve_params
 from referee.games.turkish_poker import human
 from referee.games.turkish_poker.engine import DRAW, Action, TurkishPoker
+from referee.games.turkish_poker.events import wire_cards
 from referee.games.turkish_poker.params import GAME_PARAMS
 from referee.games.turkish_poker.steps import turkish_steps
 from referee.games.turkish_poker.wire import action_payload, parse_action
@@ -65,7 +65,7 @@ class TurkishPokerGame(api.Game):
             engine.apply(event["seat"], Action(event["kind"], amount))
         elif kind == "drew":
             engine.apply(event["seat"], Action("draw", cards=tuple(
-                parse_card(c).id for c in event["discarded"])))
+                wire_cards(event["discarded"]))))
         elif kind == "fault":
             engine.fault(event["seat"], event["label"])
         elif kind == "forfeit":

@@ -1,10 +1,13 @@
 """A Turkish poker seat for a person (``referee play``): the view as text, and the
 actions as they are typed (``fold``, ``pass``, ``call``, ``open 2``, ``raise 6``,
-``draw Ah 9c``) read into the wire's maps."""
+``draw Ah 9c``) read into the wire's maps (whose cards are integers)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from evaluator.cards import CardError, parse_card
+from evaluator.turkish import card_text
 
 FIELD = {"open": "amount", "raise": "to"}  # the kinds typed with a number
 
@@ -13,7 +16,7 @@ def action_from_text(text: str) -> dict[str, Any]:
     """The wire map of a typed action; ValueError if it is not one.
 
     >>> action_from_text("raise 6"), action_from_text("draw Ah 9c")
-    ({'kind': 'raise', 'to': 6}, {'kind': 'draw', 'cards': ['Ah', '9c']})
+    ({'kind': 'raise', 'to': 6}, {'kind': 'draw', 'cards': [50, 28]})
     """
     words = text.split()
     kind = words[0].lower() if words else ""
@@ -22,9 +25,16 @@ def action_from_text(text: str) -> dict[str, Any]:
     if kind in FIELD and len(words) == 2 and words[1].isdigit():
         return {"kind": kind, FIELD[kind]: int(words[1])}
     if kind == "draw":
-        return {"kind": "draw", "cards": words[1:]}
+        try:
+            return {"kind": "draw", "cards": [parse_card(w).id for w in words[1:]]}
+        except CardError as exc:
+            raise ValueError(f"{exc}: a card is typed as e.g. Ah, Td or 9c") from None
     raise ValueError(f"unknown action {text!r}: expected fold, pass, call, open N, raise N "
                      "or draw CARD ... (e.g. `draw Ah 9c`; `draw` alone keeps all five)")
+
+
+def _texts(cards: list[int]) -> str:
+    return " ".join(card_text(c) if 0 <= c < 52 else str(c) for c in cards)
 
 
 def _legal(entry: dict[str, Any]) -> str:
@@ -58,7 +68,7 @@ def judge(view: dict[str, Any], wire: dict[str, Any]) -> str | None:
     if kind == "draw":
         cards = wire["cards"]
         if len(set(cards)) != len(cards) or not set(cards) <= set(view["cards"]):
-            return f"draw {' '.join(cards)}: not distinct cards of your hand"
+            return f"draw {_texts(cards)}: not distinct cards of your hand"
     return None
 
 
@@ -67,7 +77,7 @@ def describe(view: dict[str, Any]) -> str:
     seats = range(view["players"])
     lines = [f"hand {view['hand'] + 1} of {view['hands']} ({view['limit']}, {view['deck']} "
              f"cards), {view['phase']}: you are seat {view['seat']}; dealer {view['dealer']}",
-             f"your cards: {' '.join(view['cards'])}",
+             f"your cards: {_texts(view['cards'])}",
              "seats: " + "; ".join(f"{s}: {view['status'][s]}, stack {view['stacks'][s]}, "
                                    f"bet {view['bets'][s]}" for s in seats),
              f"pot {view['pot']}, to call {view['to_call']}; chips won so far: "

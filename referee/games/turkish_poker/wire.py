@@ -2,7 +2,7 @@
 
 >>> parse_action({"kind": "raise", "to": 12})
 Action(kind='raise', amount=12, cards=())
->>> parse_action({"kind": "draw", "cards": ["Ah", "9c"]}).cards
+>>> parse_action({"kind": "draw", "cards": [50, 28]}).cards
 (50, 28)
 >>> action_payload(Action("open", 3))
 {'kind': 'open', 'amount': 3}
@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluator.cards import CardError, parse_card
-from evaluator.turkish import card_text
 from referee.games.turkish_poker.engine import MAX_DRAW, Action
 
 KINDS = ("fold", "pass", "open", "call", "raise", "draw")
@@ -46,19 +44,12 @@ def parse_action(payload: Any) -> Action:
     if kind == "draw":
         cards = payload.get("cards")
         if not isinstance(cards, list) or len(cards) > MAX_DRAW:
-            raise ValueError(f"draw needs 'cards': a list of at most {MAX_DRAW} card texts")
-        ids = []
-        for text in cards:
-            if not isinstance(text, str):
-                raise ValueError(f"a card is a text such as 'Ah', not {text!r}")
-            try:
-                card = parse_card(text)
-            except CardError as exc:
-                raise ValueError(str(exc)) from None
-            if card.id >= 52:
-                raise ValueError("the joker is not in Turkish poker's deck")
-            ids.append(card.id)
-        return Action(kind, cards=tuple(ids))
+            raise ValueError(f"draw needs 'cards': a list of at most {MAX_DRAW} cards")
+        for card in cards:
+            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 52:
+                raise ValueError(f"a card is an integer 0..51 (protocol/SPEC.md section 2), "
+                                 f"not {card!r}")
+        return Action(kind, cards=tuple(cards))
     return Action(kind)
 
 
@@ -67,5 +58,5 @@ def action_payload(action: Action) -> dict[str, Any]:
     if action.kind in AMOUNT_FIELD:
         return {"kind": action.kind, AMOUNT_FIELD[action.kind]: action.amount}
     if action.kind == "draw":
-        return {"kind": "draw", "cards": [card_text(c) for c in action.cards]}
+        return {"kind": "draw", "cards": list(action.cards)}
     return {"kind": action.kind}
