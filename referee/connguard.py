@@ -65,6 +65,7 @@ class GuardCounters:
     total_cap: int = 0
     peak: int = 0
     killed: int = 0
+    errors: int = 0  # reports the guard failed to judge (a bug): their connections stay
     bot_cap_by_name: dict[str, int] = field(default_factory=dict)
     killed_by_name: dict[str, int] = field(default_factory=dict)
 
@@ -179,6 +180,10 @@ class ConnectionGuard:
                         self._disconnected(fd)
                 except OSError:  # the connection went while it was looked at
                     continue
+                except Exception:  # this thread must go on reading: with
+                    # no reader, libzmq's I/O thread blocks on the next report and the
+                    # referee with it. The connection is left open; the count says so.
+                    self.counters.errors += 1
         finally:
             monitor.close(0)
 

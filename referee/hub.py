@@ -104,6 +104,7 @@ class HubCounters:
     connections_bot_cap: int = 0    # closed: over a bot's connection cap
     connections_total_cap: int = 0  # closed: over the referee's total
     processes_killed: int = 0       # bot processes that kept connecting after a ban
+    guard_errors: int = 0           # connections the guard failed to judge (a bug)
 
     def as_dict(self) -> dict[str, int]:
         return dict(vars(self))
@@ -243,6 +244,7 @@ class Hub(Generic[Peer]):
             out.connections_bot_cap = g.bot_cap
             out.connections_total_cap = g.total_cap
             out.processes_killed = g.killed
+            out.guard_errors = g.errors
         return out
 
     def drops_by_bot(self) -> dict[str, dict[str, int]]:
