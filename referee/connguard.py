@@ -9,7 +9,9 @@ that descriptor: the process that opened it (``SO_PEERCRED``), and which launche
 process tree that process is in. It closes at once (``shutdown``: libzmq sees the end
 and releases the descriptor) every connection that
 
-- comes from no bot's tree (another run's bots, anything else on the machine): ``foreign``;
+- comes from no bot's tree (another run's bots, anything else on the machine): ``foreign``.
+  A child of the referee's is a bot's root even before ``admit`` names it: under load a
+  bot can connect before the referee, back from starting it, has noted its pid;
 - would be more than MAX_CONNECTIONS_PER_BOT of one bot process's tree, or comes from a
   tree that has had MAX_STRIKES connections closed for sending junk before a hello
   (``hang_up``): ``bot_cap``;
@@ -89,6 +91,7 @@ class ConnectionGuard:
         self._router = router
         self._me = os.getpid()
         self._roots: dict[int, str] = {}  # launched pid -> its bot's name
+        self._dismissed: set[int] = set()  # launched pids ended (until a pid is reused)
         self._open: dict[int, tuple[int, int]] = {}  # fd -> (inode, owner pid / _CLOSED)
         self._per_owner: dict[int, int] = {}
         self._total = 0
@@ -125,11 +128,13 @@ class ConnectionGuard:
 
     def admit(self, pid: int, name: str) -> None:
         """Process ``pid`` (just launched) and its descendants are bot ``name``."""
+        self._dismissed.discard(pid)
         self._roots[pid] = name
 
     def dismiss(self, pid: int) -> None:
         """Process ``pid`` is ended: whatever of its tree still connects is foreign."""
         self._roots.pop(pid, None)
+        self._dismissed.add(pid)
 
     def hang_up(self, fd: int, pid: int) -> bool:
         """Close the connection on descriptor ``fd`` (a message's ``SRCFD``) if it is
@@ -275,7 +280,9 @@ class ConnectionGuard:
         cached = self._owners.get(pid)
         if cached is not None and now - cached[1] < OWNER_CACHE_S:
             return cached[0]
-        owner = tree_root(pid, self._roots)
+        owner = tree_root(pid, self._roots, launcher=self._me)
+        if owner in self._dismissed:
+            owner = None
         if len(self._owners) > 4096:
             self._owners.clear()
         self._owners[pid] = (owner, now)

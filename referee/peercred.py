@@ -63,9 +63,11 @@ def parent_pid(pid: int) -> int | None:
     return int(fields[1])
 
 
-def tree_root(pid: int, roots: Container[int]) -> int | None:
+def tree_root(pid: int, roots: Container[int], launcher: int | None = None) -> int | None:
     """The first of ``roots`` met walking up from ``pid`` (itself first) to init, or None:
-    which launched process, if any, ``pid`` descends from."""
+    which launched process, if any, ``pid`` descends from. With ``launcher``, a child of
+    ``launcher`` met first is the root too: a process it has just started may act before
+    it is told the pid (``Popen`` returns after the child runs)."""
     for _ in range(MAX_ANCESTRY):
         if pid in roots:
             return pid
@@ -74,6 +76,8 @@ def tree_root(pid: int, roots: Container[int]) -> int | None:
         parent = parent_pid(pid)
         if parent is None:
             return None
+        if parent == launcher:
+            return pid
         pid = parent
     return None
 
