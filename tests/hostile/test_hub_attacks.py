@@ -357,6 +357,7 @@ def test_counters_json_names_every_kind_of_drop(tmp_path):
     assert set(c["hub"]) == {"unbound", "unbound_oversize", "unbound_closed", "refused",
                              "foreign_hello", "duplicate_hello", "flood", "unsolicited",
                              "connections_foreign", "connections_bot_cap",
-                             "connections_total_cap", "processes_killed"}
+                             "connections_total_cap", "processes_killed", "guard_errors"}
     assert c["bots"]["flood_bot"]["unsolicited"] == c["hub"]["unsolicited"] > 0
+    assert c["hub"]["guard_errors"] == 0
     assert_nothing_left(tmp_path)
