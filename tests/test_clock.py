@@ -154,6 +154,8 @@ def on_the_busy_cpu(tmp_path: Path, source: Path, lowest: bool = False) -> str:
     """A copy of the bot file ``source`` that moves itself onto the busy CPU as it
     starts; ``lowest``: and to the lowest priority there once started (a start at it
     would take minutes)."""
+    text = source.read_text()
+    assert not (lowest and "def on_game_start" in text), "the hook would replace the bot's"
     bot = bot_dir(tmp_path) / source.name
     head = f"import os as _os\n_os.sched_setaffinity(0, {{{CONTENDED_CPU}}})\n"
     tail = textwrap.dedent("""
@@ -161,7 +163,7 @@ def on_the_busy_cpu(tmp_path: Path, source: Path, lowest: bool = False) -> str:
         def on_game_start(info):
             _os.nice(19 - _os.nice(0))
         """) if lowest else ""
-    bot.write_text(head + source.read_text() + tail)
+    bot.write_text(head + text + tail)
     return str(bot)
 
 
