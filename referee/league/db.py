@@ -42,6 +42,12 @@ MIGRATIONS: tuple[str, ...] = (
         bot_id INTEGER PRIMARY KEY REFERENCES bots(id), elo REAL, lo REAL, hi REAL,
         games INTEGER NOT NULL, refitted_at REAL NOT NULL);
     """,
+    """
+    CREATE TABLE rating_history (
+        fit_games INTEGER NOT NULL, bot_id INTEGER NOT NULL REFERENCES bots(id),
+        elo REAL, lo REAL, hi REAL, games INTEGER NOT NULL, refitted_at REAL NOT NULL,
+        PRIMARY KEY (bot_id, fit_games));
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -196,14 +202,35 @@ def next_game(con: sqlite3.Connection) -> int:
     return (con.execute("SELECT MAX(game) FROM games").fetchone()[0] or -1) + 1
 
 
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's rating after one refit (``fit_games``: games in the league at that fit)."""
+    fit_games: int
+    elo: float | None
+    lo: float | None
+    hi: float | None
+    games: int
+    refitted_at: float
+
+
 def store_ratings(con: sqlite3.Connection, rows: Iterable[tuple[str, float | None,
-                  float | None, float | None, int]]) -> None:
-    """Replace the ratings (bot label, Elo, interval low, high, games)."""
+                  float | None, float | None, int]], fit_games: int) -> None:
+    """Replace the ratings (bot label, Elo, interval low, high, games) and add them to
+    each bot's history as the fit of ``fit_games`` games."""
     ids = {b.label: b.id for b in bots(con)}
     now = time.time()
+    values = [(ids[label], elo, lo, hi, n, now) for label, elo, lo, hi, n in rows
+              if label in ids]
     with con:
         con.execute("BEGIN IMMEDIATE")
         con.execute("DELETE FROM ratings")
-        con.executemany("INSERT INTO ratings VALUES (?,?,?,?,?,?)",
-                        [(ids[label], elo, lo, hi, n, now) for label, elo, lo, hi, n in rows
-                         if label in ids])
+        con.executemany("INSERT INTO ratings VALUES (?,?,?,?,?,?)", values)
+        con.executemany("INSERT OR REPLACE INTO rating_history VALUES (?,?,?,?,?,?,?)",
+                        [(fit_games, *v) for v in values])
+
+
+def rating_history(con: sqlite3.Connection, bot_id: int) -> list[RatingPoint]:
+    """The bot's rating after each refit, oldest first."""
+    return [RatingPoint(*r) for r in con.execute(
+        "SELECT fit_games, elo, lo, hi, games, refitted_at FROM rating_history "
+        "WHERE bot_id = ? ORDER BY fit_games", (bot_id,))]

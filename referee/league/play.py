@@ -74,14 +74,15 @@ def current_report(con: sqlite3.Connection) -> Report | None:
 
 
 def refit(con: sqlite3.Connection) -> None:
-    """``current_report``'s ratings, stored in the ``ratings`` table."""
+    """``current_report``'s ratings, stored in the ``ratings`` table and each bot's history."""
     report = current_report(con)
     if report is None:
         return
     db.store_ratings(con, [(r.bot, r.elo,
                             None if r.elo is None or r.ci95 is None else r.elo - r.ci95,
                             None if r.elo is None or r.ci95 is None else r.elo + r.ci95,
-                            r.games) for r in report.rows])
+                            r.games) for r in report.rows],
+                     report.n_games + report.n_left_out)
 
 
 def run_config(con: sqlite3.Connection, league: Path, games: int, workers: int
