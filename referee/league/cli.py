@@ -113,23 +113,45 @@ def add_author(league: DirArg,
         con.close()
 
 
+@app.command("admin-token")
+def admin_token(league: DirArg) -> None:
+    """Issue the league's admin token (it sees every bot's logs and faults on the web);
+    prints it once (only its hash is kept). A new one replaces the old, whose sessions end."""
+    from referee.league.access import issue_admin_token
+
+    con = _open(league)
+    try:
+        typer.echo(issue_admin_token(con))
+    finally:
+        con.close()
+
+
 @app.command("add-bot")
 def add_bot(
     league: DirArg,
-    file: Annotated[Path, typer.Argument(help="The bot file (.py or executable).")],
+    file: Annotated[Path, typer.Argument(
+        help="The bot: a file (.py or executable), or a zipped folder (.zip).")],
     token: Annotated[str, typer.Option(help="The author's token (`add-author`).")],
     name: Annotated[str | None, typer.Option(
-        help="The bot's name (default: the file's name without .py).")] = None,
+        help="The bot's name (default: the file's name without .py or .zip).")] = None,
+    entry: Annotated[str | None, typer.Option(
+        help="A zipped folder's entry file, at its top (default: bot.py).")] = None,
 ) -> None:
     """Submit a bot (a new version if the author has one of this name): `referee check`
     runs it in the league's sandbox first; a bot that fails is refused with its output."""
+    from referee.league.botzip import MAX_ZIP_BYTES
     from referee.league.submit import Refused, submit
 
     con = _open(league)
     try:
         if not file.is_file():
             raise db.LeagueError(f"bot file not found: {file}")
-        row = submit(con, league, token, file.name, file.read_bytes(), name)
+        try:
+            with file.open("rb") as f:  # no more than the largest upload, plus one byte
+                data = f.read(MAX_ZIP_BYTES + 1)
+        except OSError as exc:
+            raise db.LeagueError(f"cannot read {file}: {exc.strerror or exc}") from None
+        row = submit(con, league, db.author_of(con, token), file.name, data, name, entry)
     except (db.LeagueError, BotFileError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
     except Refused as exc:
