@@ -38,7 +38,14 @@ from referee.league import web_pages as pages
 from referee.league.access import Sessions, identify, load_key
 from referee.league.botzip import MAX_ZIP_BYTES, TooLarge
 from referee.league.submit import Refused, submit
-from referee.league.web_auth import Auth, read_form, same_origin, signed_in, signed_out
+from referee.league.web_auth import (
+    Auth,
+    read_body,
+    read_form,
+    same_origin,
+    signed_in,
+    signed_out,
+)
 from referee.league.web_data import GameInPlay, Replays, Snapshots
 from referee.process import BotFileError, file_label
 from referee.rundir import open_read
@@ -142,14 +149,7 @@ def create_app(league: Path) -> Starlette:
         who = auth.required(request, changes=True)
         if who.admin:
             raise HTTPException(403, "the admin has no bots: upload with an author's token")
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > MAX_ZIP_BYTES):
-            raise HTTPException(413, f"the upload is over {MAX_ZIP_BYTES} bytes")
-        body = bytearray()
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_ZIP_BYTES:
-                raise HTTPException(413, f"the upload is over {MAX_ZIP_BYTES} bytes")
+        body = await read_body(request, MAX_ZIP_BYTES, "the upload")
         query = request.query_params
         try:
             row = await run_in_threadpool(
