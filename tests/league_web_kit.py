@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import signal
 import socket
 import stat
 import subprocess
@@ -60,10 +61,15 @@ class League:
 def make_league(home: Path) -> League:
     """A polish-poker league: authors alice (with caller and random_bot in the pool) and
     bob (none yet), and an admin token."""
+    from referee.league import db
+    from referee.league.access import issue_admin_token
+
     done = referee("league", "init", home, "--move-time", "3s")
     assert done.returncode == 0, done.stderr
-    alice, bob, admin = (referee("league", *cmd).stdout.strip() for cmd in (
-        ("add-author", home, "alice"), ("add-author", home, "bob"), ("admin-token", home)))
+    con = db.connect(home)  # what add-author and admin-token do, without two starts
+    alice, bob, admin = db.add_author(con, "alice"), db.add_author(con, "bob"), \
+        issue_admin_token(con)
+    con.close()
     for bot in (CALLER, RANDOM):
         done = referee("league", "add-bot", home, bot, "--token", alice)
         assert done.returncode == 0, done.stdout + done.stderr
@@ -75,6 +81,31 @@ def play(home: Path, games: int) -> None:
     done = referee("league", "serve", home, "--port", free_port(), "--workers", "2",
                    "--once-games", games, timeout=WAIT_S)
     assert done.returncode == 0, done.stderr
+
+
+@contextmanager
+def serving(home: Path) -> Iterator[str]:
+    """The real ``referee league serve`` (one table at a time, until stopped) on a free
+    port; its base URL once it answers."""
+    port = free_port()
+    server = subprocess.Popen([REFEREE, "league", "serve", str(home), "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for(lambda: _answers(url) or server.poll() is not None, 30)
+        assert server.poll() is None, server.stderr.read() if server.stderr else ""
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)  # the server and its bots
+        server.wait()
+
+
+def _answers(url: str) -> bool:
+    try:
+        return request(f"{url}/api/leaderboard").status == 200
+    except OSError:
+        return False
 
 
 @contextmanager
