@@ -28,6 +28,7 @@ BIN = Path(sys.executable).parent
 REFEREE = str(BIN / "referee")
 CALLER, RANDOM = (ROOT / "bots" / "polish_poker" / f"{b}.py" for b in ("caller", "random_bot"))
 ILLEGAL = ROOT / "tests" / "bots" / "illegal.py"
+CRASH_LATE = ROOT / "tests" / "bots" / "crash_late.py"  # passes the check, crashes in play
 WAIT_S = 90  # for games on a loaded machine; a healthy batch takes a few seconds
 # A bot in a folder: its entry imports a module beside it, relatively (a package).
 PACKAGE = {"__init__.py": b"", "helper.py": b"import random\n\n\ndef choose(view):\n"

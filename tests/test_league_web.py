@@ -5,6 +5,10 @@ before anything is written."""
 
 from __future__ import annotations
 
+import base64
+import gzip
+import json
+import re
 import sqlite3
 import stat
 import sys
@@ -15,6 +19,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from league_web_kit import (  # noqa: E402
+    CRASH_LATE,
     ILLEGAL,
     PACKAGE,
     RANDOM,
@@ -91,7 +96,10 @@ def test_a_zipped_folder_is_its_files_at_the_top() -> None:
 
 @pytest.fixture(scope="module")
 def league(tmp_path_factory: pytest.TempPathFactory) -> League:
+    """alice's caller and random_bot, bob's crash_late (a crash fault in play); games."""
     made = make_league(tmp_path_factory.mktemp("league") / "L")
+    done = referee("league", "add-bot", made.home, CRASH_LATE, "--token", made.bob)
+    assert done.returncode == 0, done.stdout + done.stderr
     play(made.home, 4)
     return made
 
@@ -231,6 +239,31 @@ def test_bad_requests_get_one_line(web: str) -> None:
     assert answer.headers["x-frame-options"] == "DENY"
 
 
+def replay_games(page: bytes) -> list[dict]:
+    """The games a replay page carries (gzip, base64, JSON in script elements)."""
+    return [json.loads(gzip.decompress(base64.b64decode(blob))) for blob in re.findall(
+        r'<script type="application/gzip-base64" id="g-\d+">([^<]*)<', page.decode())]
+
+
+def test_a_crash_detail_is_for_its_author_not_the_replay(league: League, web: str) -> None:
+    """crash_late's fault quotes its stderr: bob (its author) and the admin read it;
+    alice and the public replay of the game do not."""
+    faults = request(f"{web}/api/bots/bob.crash_late.v1/faults", token=league.bob).json()
+    crash = next(f for f in faults["faults"] if f["label"] == "crash")
+    assert "a line of its author's stderr" in crash["detail"]
+    assert request(f"{web}/api/bots/bob.crash_late.v1/faults", token=league.alice
+                   ).status == 403
+    replay = request(f"{web}/games/{crash['game']}")
+    assert replay.status == 200 and b"stderr" not in replay.body
+    (game,) = replay_games(replay.body)
+    assert [f["label"] for f in game["faults"]] == ["crash"]
+    assert "stderr" not in json.dumps(game) and "on its author's page" in json.dumps(game)
+    cookie = sign_in(web, league.bob)
+    mine = request(f"{web}/bots/bob.crash_late.v1", headers={"Cookie": cookie}).body
+    assert b"a line of its author&#x27;s stderr" in mine
+    public = request(f"{web}/bots/bob.crash_late.v1").body
+    assert b"stderr" not in public
+
 def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> None:
     page = request(f"{web}/bots/alice.caller.v1")
     text = page.body.decode()
@@ -255,3 +288,4 @@ def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> N
     assert request(f"{web}/games/{last['game']}").status == 404
     listed = request(f"{web}/games").body.decode()
     assert f'data-game="{sibling["game"]}"' in listed and "deal in play" in listed
+

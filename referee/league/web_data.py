@@ -5,13 +5,15 @@ request by the replay viewer, ``referee.show.html``, and cached).
 A replay shows every seat's cards. With duplicate deals one deal is played in several
 seat orders (a duplicate group): a replay is served only once its whole group is
 recorded (``leaderboards.report.complete_groups``), so no game's cards are shown while
-another seat order of its deal may still be in play.
+another seat order of its deal may still be in play. A replay is public: its faults are
+shown without their details (a crash's quotes the bot's stderr, which is its author's to
+read: on their own page).
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +21,10 @@ from leaderboards.report import Report, complete_groups
 from referee.league import db
 from referee.league.play import current_report
 from referee.show.html import write_replay
+from referee.show.select import GameReplay
 
 REPLAY_DIR = "web/replays"  # in the league directory: the replay pages built so far
+WITHHELD = "detail on its author's page"  # in place of a fault's detail, in a replay
 
 
 @dataclass(frozen=True)
@@ -104,5 +108,12 @@ class Replays:
         with self._lock:
             if not out.is_file():
                 out.parent.mkdir(parents=True, exist_ok=True)
-                write_replay(self.league / db.RUN_DIR, [game], out)
+                write_replay(self.league / db.RUN_DIR, [game], out, shown=public)
         return out
+
+
+def public(replay: GameReplay) -> GameReplay:
+    """The game as anyone may see it: each fault's detail and log path withheld."""
+    return replace(replay, faults=tuple(
+        {**{k: v for k, v in f.items() if k not in ("detail", "log")}, "detail": WITHHELD}
+        for f in replay.faults))

@@ -48,9 +48,12 @@ class OutOfTime(Exception):
 
 
 def write_replay(run_dir: Path, games: list[int], out: Path,
-                 budget_s: float | None = None) -> Path:
+                 budget_s: float | None = None,
+                 shown: Callable[[GameReplay], GameReplay] | None = None) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
-    ``out``, whole or not at all (what was there stays); returns ``out``. ShowError: no
+    ``out``, whole or not at all (what was there stays); returns ``out``. ``shown``: each
+    game as the page is to show it (a league's public page withholds fault details, which
+    quote a bot's stderr). ShowError: no
     journal, no game, a game not in the journal or not shown, an ``out`` that cannot be
     written (no such folder, a directory); StorageError: a full disk and the like;
     OutOfTime: building the page takes more than ``budget_s`` of CPU (not a loaded
@@ -64,8 +67,10 @@ def write_replay(run_dir: Path, games: list[int], out: Path,
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
         with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
+            games_read = replays(run_dir, wanted)
             _write_page(f, run_dir, index,
-                        _within(replays(run_dir, wanted), len(index), budget_s))
+                        _within(games_read if shown is None else map(shown, games_read),
+                                len(index), budget_s))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
