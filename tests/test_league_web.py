@@ -175,6 +175,13 @@ def test_logs_and_faults_for_their_author_and_the_admin(league: League, web: str
     assert request(f"{web}{mine}/logs", token=league.bob).status == 403
     assert request(f"{web}{mine}/faults", token=league.bob).status == 403
     assert request(f"{web}{mine}/logs", token=league.admin).status == 200
+    link = league.home / "run" / "logs" / "alice.random_bot.v1.99.stderr.log"
+    link.symlink_to("/etc/passwd")  # a link among the logs is not followed
+    try:
+        shown = request(f"{web}{mine}/logs", token=league.alice).json()["logs"][link.name]
+    finally:
+        link.unlink()
+    assert shown.startswith("(not shown:") and "root:" not in shown
     faults = request(f"{web}{mine}/faults", token=league.admin).json()
     assert faults["bot"] == "alice.random_bot.v1" and isinstance(faults["faults"], list)
     assert request(f"{web}{mine}/logs").status == 401
@@ -288,4 +295,14 @@ def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> N
     assert request(f"{web}/games/{last['game']}").status == 404
     listed = request(f"{web}/games").body.decode()
     assert f'data-game="{sibling["game"]}"' in listed and "deal in play" in listed
-
+    # A record the database should not hold (damaged by hand): the pages fail with one
+    # line, and the server goes on.
+    con = sqlite3.connect(league.home / "league.db")
+    with con:
+        con.execute("INSERT INTO games VALUES (?, ?, 0)", (10**6, json.dumps({"game": 10**6})))
+    con.close()
+    broken = request(f"{web}/api/leaderboard")
+    assert broken.status == 500 and list(broken.json()) == ["error"]
+    page = request(f"{web}/")
+    assert page.status == 500 and b"Traceback" not in page.body and page.body.count(b"\n") == 0
+    assert request(f"{web}/signin").status == 200

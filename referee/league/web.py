@@ -48,7 +48,7 @@ from referee.league.web_auth import (
 )
 from referee.league.web_data import GameInPlay, Replays, Snapshots
 from referee.process import BotFileError, file_label
-from referee.rundir import open_read
+from referee.rundir import RunFileError, open_read
 from referee.show.select import ShowError
 
 API_SCHEMA_VERSION = 1
@@ -277,10 +277,13 @@ def bot_logs(run_dir: Path, label: str) -> dict[str, str]:
         return out
     for name in sorted(os.listdir(run_dir / "logs")):
         if named.fullmatch(name):
-            with open_read(run_dir, run_dir / "logs" / name) as f:
-                size = os.fstat(f.fileno()).st_size
-                f.seek(max(0, size - LOG_TAIL_BYTES))
-                out[name] = f.read().decode(errors="replace")
+            try:
+                with open_read(run_dir, run_dir / "logs" / name) as f:
+                    size = os.fstat(f.fileno()).st_size
+                    f.seek(max(0, size - LOG_TAIL_BYTES))
+                    out[name] = f.read().decode(errors="replace")
+            except (RunFileError, OSError) as exc:  # a link there is not followed
+                out[name] = f"(not shown: {exc})"
     return out
 
 
