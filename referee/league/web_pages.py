@@ -17,7 +17,9 @@ from urllib.parse import quote
 
 from starlette.responses import HTMLResponse
 
-from leaderboards.html import to_html
+from leaderboards.charts import history_chart
+from leaderboards.history import EloHistory, HistoryPoint
+from leaderboards.html import CSS, to_html
 from leaderboards.inert import html as esc
 from referee.league import db
 from referee.league.access import Session, Who
@@ -51,11 +53,18 @@ def nav(session: Session | None) -> str:
             f'<button>Sign out</button></form></nav>')
 
 
+def lines(text: str) -> str:
+    """Multi-line text (a log, a crash's detail) for a ``<pre>``: each line made inert,
+    the line breaks kept."""
+    return "\n".join(esc(line) for line in text.split("\n"))
+
+
 def layout(title: str, body: str, session: Session | None, status: int = 200,
            head: str = "") -> HTMLResponse:
+    """A page: the leaderboard's style (its charts' too), then the league's."""
     return HTMLResponse(
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}'
-        f"</title><style>{STYLE}</style>{head}</head><body>{nav(session)}"
+        f"</title><style>{CSS}{STYLE}</style>{head}</head><body>{nav(session)}"
         f"<h1>{esc(title)}</h1>{body}</body></html>", status_code=status)
 
 
@@ -99,14 +108,22 @@ def games_page(snapshot: Snapshot, session: Session | None) -> HTMLResponse:
                   f"been played.</p>{_game_rows(snapshot, recent)}", session)
 
 
-def _history(points: list[db.RatingPoint]) -> str:
+def _history(snapshot: Snapshot, label: str, points: list[db.RatingPoint]) -> str:
+    """The bot's rating after each refit: a chart (the leaderboard's, of one bot) and
+    the table, newest first."""
     if not points:
         return "<p>Not rated yet.</p>"
+    chart = "" if snapshot.report is None else history_chart(snapshot.report, EloHistory(
+        tuple(p.fit_games for p in points), {label: tuple(
+            None if p.elo is None else HistoryPoint(
+                p.elo, None if p.lo is None or p.hi is None else (p.hi - p.lo) / 2, None)
+            for p in points)}))
     rows = "".join(
         f"<tr><td>{p.fit_games}</td><td>{_num(p.elo)}</td><td>{_num(p.lo)} to {_num(p.hi)}"
         f"</td><td>{p.games}</td></tr>" for p in reversed(points))
-    return ('<table class="history"><thead><tr><th>league games at the fit</th><th>Elo</th>'
-            f"<th>95% interval</th><th>its games</th></tr></thead><tbody>{rows}</tbody></table>")
+    return (f'{chart}<table class="history"><thead><tr><th>league games at the fit</th>'
+            "<th>Elo</th><th>95% interval</th><th>its games</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
 
 
 def _num(value: float | None) -> str:
@@ -142,7 +159,7 @@ def _faults(snapshot: Snapshot, label: str) -> str:
         return '<p class="faults-none">No fault.</p>'
     rows = "".join(
         f'<tr><td><a href="/games/{f["game"]}">{f["game"]}</a></td><td>{esc(str(f.get("label")))}'
-        f'</td><td><pre>{esc(str(f.get("detail", "")))}</pre></td></tr>'
+        f'</td><td><pre>{lines(str(f.get("detail", "")))}</pre></td></tr>'
         for f in faults[:FAULTS_SHOWN])
     more = f"<p>{len(faults) - FAULTS_SHOWN} older faults not shown.</p>" \
         if len(faults) > FAULTS_SHOWN else ""
@@ -159,7 +176,8 @@ def bot_page(snapshot: Snapshot, bot: db.BotRow, history: list[db.RatingPoint],
         + f" over {row.games} games")
     state = "in the pool" if bot.active else "retired (a newer version plays)"
     body = [f'<p class="summary">By {esc(bot.author)}, version {bot.version}, {state}; '
-            f"{esc(rating)}.</p>", "<h2>Rating history</h2>", _history(history),
+            f"{esc(rating)}.</p>", "<h2>Rating history</h2>",
+            _history(snapshot, bot.label, history),
             "<h2>Head to head</h2>", _head_to_head(snapshot, bot.label), "<h2>Recent games</h2>",
             _game_rows(snapshot, list(reversed(snapshot.games_of(bot.label)[-BOT_GAMES:])))]
     if session is not None and session.who.may_see(bot.author):
@@ -203,7 +221,7 @@ def logs_page(bot: db.BotRow, logs: dict[str, str], session: Session) -> HTMLRes
     if not logs:
         body = "<p>No log yet: the bot has not played.</p>"
     else:
-        body = "".join(f'<h2>{esc(name)}</h2><pre class="log">{esc(text)}</pre>'
+        body = "".join(f'<h2>{esc(name)}</h2><pre class="log">{lines(text)}</pre>'
                        for name, text in logs.items())
     return layout(f"Logs of {bot.label}", "<p>The last 64 KiB of each log of the bot's "
                   f"processes in the latest batch it played.</p>{body}", session)
