@@ -64,16 +64,20 @@ def make_league(home: Path) -> League:
     bob (none yet), and an admin token."""
     from referee.league import db
     from referee.league.access import issue_admin_token
+    from referee.league.submit import submit
 
     done = referee("league", "init", home, "--move-time", "3s")
     assert done.returncode == 0, done.stderr
-    con = db.connect(home)  # what add-author and admin-token do, without two starts
-    alice, bob, admin = db.add_author(con, "alice"), db.add_author(con, "bob"), \
-        issue_admin_token(con)
-    con.close()
-    for bot in (CALLER, RANDOM):
-        done = referee("league", "add-bot", home, bot, "--token", alice)
-        assert done.returncode == 0, done.stdout + done.stderr
+    # What add-author, admin-token and add-bot do (test_league.py runs the commands),
+    # without a start of the command each.
+    con = db.connect(home)
+    try:
+        alice, bob, admin = db.add_author(con, "alice"), db.add_author(con, "bob"), \
+            issue_admin_token(con)
+        for bot in (CALLER, RANDOM):
+            submit(con, home, db.author_of(con, alice), bot.name, bot.read_bytes())
+    finally:
+        con.close()
     return League(home, alice, bob, admin)
 
 
