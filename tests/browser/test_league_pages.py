@@ -1,6 +1,8 @@
 """The league's pages in a real headless Chromium against the real ``referee league
 serve`` (real SQLite, real bots in the sandbox, uvicorn on 127.0.0.1): an author signs in
-with the form, uploads a broken bot (refused, the check's output shown) and a zipped
+with the form (after a wrong token, refused), uploads an oversized file, a bad zip and a
+zip with a path out of its folder (each refused with its reason), a broken bot (refused,
+the check's output shown) and a zipped
 package bot (taken), sees it play and reach the leaderboard, reads its logs but not
 another author's, opens a replay, and signs out."""
 
@@ -14,6 +16,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from league_web_kit import ILLEGAL, PACKAGE, League, make_league, serving, zip_of  # noqa: E402
+
+from referee.league.botzip import MAX_ZIP_BYTES  # noqa: E402
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -37,10 +41,25 @@ def test_sign_in_upload_play_logs_replay(page: Any, league: League, tmp_path: Pa
     with serving(league.home) as url:
         tab = page.page
         tab.goto(f"{url}/signin")
+        tab.fill('input[name="token"]', "not-a-token")  # a wrong token: said so
+        tab.click("text=Sign in >> nth=-1")
+        assert "unknown token" in tab.locator("p.error").text_content()
         tab.fill('input[name="token"]', league.bob)
         tab.click("text=Sign in >> nth=-1")  # the form's button, not the nav's link
         tab.wait_for_url(f"{url}/me")
         assert tab.locator("h1").text_content() == "bob: my bots"
+
+        # Bad uploads: each refused with its reason, before any check.
+        for name, data, why in [
+                ("big.zip", bytes(MAX_ZIP_BYTES + 1), "over"),
+                ("bad.zip", b"PK\x03\x04 not a zip", "not a zip"),
+                ("evil.zip", zip_of({**PACKAGE, "../../escape.py": b"x"}), "'..'")]:
+            tab.set_input_files('input[name="bot"]', files=[
+                {"name": name, "mimeType": "application/zip", "buffer": data}])
+            tab.click("#upload button")
+            tab.wait_for_selector("#upload-status.error", timeout=WAIT_MS)
+            assert why in tab.locator("#upload-status").text_content(), name
+            tab.evaluate("document.getElementById('upload-status').className = ''")
 
         # A broken bot: refused, with the check's output shown as text.
         tab.set_input_files('input[name="bot"]', str(ILLEGAL))
