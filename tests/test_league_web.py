@@ -306,3 +306,12 @@ def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> N
     page = request(f"{web}/")
     assert page.status == 500 and b"Traceback" not in page.body and page.body.count(b"\n") == 0
     assert request(f"{web}/signin").status == 200
+
+
+def test_serve_refuses_a_bad_session_key(tmp_path: Path) -> None:
+    home = tmp_path / "L"
+    assert referee("league", "init", home).returncode == 0
+    (home / "web.key").write_bytes(b"short")
+    done = referee("league", "serve", home, "--port", "1")
+    assert done.returncode == 2 and "not a session key" in done.stderr
+    assert "Traceback" not in done.stderr

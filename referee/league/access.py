@@ -75,20 +75,24 @@ def _current_pin(con: sqlite3.Connection, author_id: int | None) -> str | None:
 def load_key(league: Path) -> bytes:
     """The league's session key, made (0600, never through a link) on first use."""
     path = league / KEY_FILE
+    bad = (f"{path} is not a session key (remove it: a new one is made, and every session "
+           "ends)")
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as f:
-            key = f.read(64)
-        if len(key) < 32:
-            raise db.LeagueError(f"{path} is not a session key (remove it: a new one is made, "
-                                 "and every session ends)") from None
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        except FileExistsError:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                key = f.read(64)
+            if len(key) < 32:
+                raise db.LeagueError(bad) from None
+            return key
+        key = secrets.token_bytes(32)
+        with os.fdopen(fd, "wb") as f:
+            f.write(key)
         return key
-    key = secrets.token_bytes(32)
-    with os.fdopen(fd, "wb") as f:
-        f.write(key)
-    return key
+    except OSError as exc:  # a link there (ELOOP), no right to read or write...
+        raise db.LeagueError(f"{bad}: {exc.strerror or exc}") from None
 
 
 @dataclass(frozen=True)

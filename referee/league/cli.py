@@ -184,11 +184,12 @@ def serve(
     if workers < 1 or once_games < 0:
         raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
     try:
+        web = create_app(league)
         loop = League(league, PlayOptions(workers=workers, once_games=once_games),
                       warn=lambda m: typer.echo(inert.terminal(m), err=True))
     except db.LeagueError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
-    server = uvicorn.Server(uvicorn.Config(create_app(league), host=host, port=port,
+    server = uvicorn.Server(uvicorn.Config(web, host=host, port=port,
                                            log_level="warning", lifespan="off"))
 
     def play() -> None:

@@ -87,7 +87,12 @@ def submit(con: sqlite3.Connection, league: Path, author: tuple[int, str], file_
         if not home.exists():  # else the same bot is there already
             # The staging folder is in bots/, as its home: the rename moves no folder
             # to another parent (which a read-only folder would refuse).
-            staging.rename(home)
+            try:
+                staging.rename(home)
+            except OSError:
+                if not home.is_dir():
+                    raise
+                # else the same bot, uploaded at the same time, was put there first
     finally:
         _remove(staging)
     entry_sha = next(hashlib.sha256(f.data).hexdigest() for f in files if f.path == entry_path)
