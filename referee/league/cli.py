@@ -154,6 +154,9 @@ def add_bot(
         row = submit(con, league, db.author_of(con, token), file.name, data, name, entry)
     except (db.LeagueError, BotFileError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
+    except OSError as exc:
+        raise _fail(EXIT_STORAGE, f"cannot store the bot in {league}: "
+                                  f"{exc.strerror or exc}") from None
     except Refused as exc:
         typer.echo(exc.output, nl=False)
         raise _fail(EXIT_REFUSED, f"{file} is refused: it failed `referee check` "
