@@ -19,7 +19,7 @@ from typing import Any
 
 DB_FILE = "league.db"
 RUN_DIR = "run"  # the league's run directory: config.json, the journal, logs
-BOTS_DIR = "bots"  # the bot files, content-addressed: bots/<sha256>/<file name>
+BOTS_DIR = "bots"  # the bots, content-addressed: bots/<tree hash>/ (referee.league.submit)
 
 MIGRATIONS: tuple[str, ...] = (
     """
