@@ -89,7 +89,7 @@ def create_app(league: Path) -> Starlette:
     async def replay(request: Request) -> Response:
         game = _int(request.path_params["game"], "game")
         try:
-            path = await run_in_threadpool(replays.page, snapshots.get(), game)
+            path = await run_in_threadpool(lambda: replays.page(snapshots.get(), game))
         except KeyError:
             raise HTTPException(404, f"no game {game} recorded in this league") from None
         except GameInPlay as exc:
