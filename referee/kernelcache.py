@@ -66,7 +66,9 @@ def cache_key(sandbox: Sandbox, kernels: Sequence[str]) -> str:
     and where the sandbox puts the SDK."""
     tops = {name.partition(".")[0] for name in kernels}
     h = hashlib.sha256()
-    for item in (CACHE_FORMAT, sys.executable, sys.version, importlib.metadata.version("numba"),
+    # the interpreter by its real file: `python -m referee` and `referee` share the entry
+    for item in (CACHE_FORMAT, os.path.realpath(sys.executable), sys.version,
+                 importlib.metadata.version("numba"),
                  sandbox.kind, str(SDK_MOUNT), *kernels):
         h.update(item.encode() + b"\0")
     for package in (d for d in sdk_packages() if d.name in tops):
@@ -194,8 +196,9 @@ def sandbox_kernels(sandbox: Sandbox, uid: int | None, into: Path,
         try:
             files = verified(entry)
         except Tampered as exc:
-            note = f"kernel cache: {exc}; removed, and compiled again"
-            _remove(entry)
+            if entry.exists() or entry.is_symlink():  # else another referee removed it
+                note = f"kernel cache: {exc}; removed, and compiled again"
+                _remove(entry)
     try:
         root.mkdir(parents=True, exist_ok=True)
         if files is None:
@@ -210,8 +213,15 @@ def sandbox_kernels(sandbox: Sandbox, uid: int | None, into: Path,
 
 
 def _remove(path: Path) -> None:
+    """Take ``path`` out of the cache at once (a rename), then delete it: a referee
+    reading the entry meanwhile finds it gone, not half deleted and so "tampered"."""
     if path.is_dir() and not path.is_symlink():
-        shutil.rmtree(path, ignore_errors=True)
+        doomed = path.with_name(f".remove-{os.getpid()}-{secrets.token_hex(3)}")
+        try:
+            path.rename(doomed)
+        except OSError:
+            return  # gone already: another referee removed it
+        shutil.rmtree(doomed, ignore_errors=True)
     else:
         path.unlink(missing_ok=True)
 

@@ -111,6 +111,7 @@ def test_kernel_cache_carries_no_code_between_bots(tmp_path: Path, cache: Path):
     assert "STRANGER cache: planted" in stderr_log(tmp_path / "trusted", "check")
     assert "kernel cache: the trusted bots changed" in trusted.stdout, trusted.stdout
     assert not entry.exists()
+    assert not list(entry.parent.glob(".remove-*"))  # renamed out of the way, then deleted
 
     shutil.copytree(saved, entry)
     for index in entry.rglob("*.nbi"):
