@@ -188,11 +188,14 @@ class _Table(TableSteps):
                   "to act" if seat == self.to_act else "")
         key = (seat, self.hands[seat], self.shown[seat], self.stacks[seat], self.bets[seat],
                status)
-        return self.once(key, self._view, *key)
+        view = self.made.get(key)  # ``once``, without a call when it is made
+        if view is None:
+            view = self.made[key] = self._view(*key)
+        return view
 
     def _view(self, seat: int, hand: tuple[str, ...], shown: bool, stack: int, bet: int,
               status: str) -> SeatView:
-        info = f"stack {stack}" + (f", bet {bet}" if bet else "")
+        info = f"stack {stack}, bet {bet}" if bet else f"stack {stack}"
         return SeatView((self.row(hand, None if shown else (seat,)),), status, info)
 
 
