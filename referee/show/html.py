@@ -1,13 +1,17 @@
 """``replay.html``: one self-contained page that replays the games of a run.
 
 The page carries a compact index of the games (numbers, bots, places, faults) and, per
-game, its steps (``referee.games.api.Step``) as JSON compressed with gzip and written in
-base64 into a ``<script type="application/gzip-base64" id="g-N">`` element, which the
-page's script decodes (``DecompressionStream``) only when the game is opened. The file is
-written as the games are read, one at a time, so a run of any size is written in bounded
-memory; the viewer's script comes right after the first game's steps, so the page shows
-that game while the browser is still reading the rest. The script and its style are
-``referee/show/assets/replay.{js,css}``, inlined: no network, works from ``file://``.
+game, a ``<script id="g-N">`` element that its script reads only when the game is opened.
+For a game whose package has ``steps.js`` (``_GameScripts``), that element holds the
+transcript's events as journalled (``select.PackedGame``), and the page builds the steps
+(``referee.games.api.Step``) from them with that script, inlined once: writing such a game
+costs no more than copying its transcript. For any other game it holds the steps, built
+here, as JSON compressed with gzip and written in base64, which the page decodes
+(``DecompressionStream``). The file is written as the games are read, one at a time, so a
+run of any size is written in bounded memory; the viewer's script comes right after the
+first game's data, so the page shows that game while the browser is still reading the
+rest. The script and its style are ``referee/show/assets/replay.{js,css}``, inlined: no
+network, works from ``file://``.
 """
 
 from __future__ import annotations
@@ -28,10 +32,18 @@ from typing import IO, Any
 
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from leaderboards.wholefile import replacing
+from referee.games import GameError, package
 from referee.games.api import Card, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.rundir import RunFileError, read_config
-from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
+from referee.show.select import (
+    GameReplay,
+    GameSummary,
+    PackedGame,
+    ShowError,
+    page_games,
+    summaries,
+)
 
 # A run's end writes the replays of at most this many games (a larger page is slow to
 # open); it spends at most INLINE_S on them, else a process of its own writes them after
@@ -41,6 +53,7 @@ from referee.show.select import GameReplay, GameSummary, ShowError, replays, sum
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
 LOG_FILE = "replay.log"
+STEPS_SCRIPT = "steps.js"  # a game's steps in the page, in its package (``_GameScripts``)
 
 
 class OutOfTime(Exception):
@@ -63,9 +76,10 @@ def write_replay(run_dir: Path, games: list[int], out: Path,
     if missing:
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
+        scripts = _GameScripts()
         with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
-            _write_page(f, run_dir, index,
-                        _within(replays(run_dir, wanted), len(index), budget_s))
+            _write_page(f, run_dir, index, scripts, _within(
+                page_games(run_dir, wanted, scripts.builds), len(index), budget_s))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
         error = StorageError if exc.errno in STORAGE_ERRNOS else ShowError
         raise error(f"cannot write {out}: {exc.strerror or exc}") from None
@@ -150,10 +164,11 @@ def _no_cycles() -> Iterator[None]:
             gc.enable()
 
 
-def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
-                games: Iterable[GameReplay]) -> None:
-    """The page: frame, index, each game's blob as it comes, the script after the first
-    game the list shows (so that game is on screen before the rest is read)."""
+def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary], scripts: _GameScripts,
+                games: Iterable[GameReplay | PackedGame]) -> None:
+    """The page: frame, index, each game's data as it comes (after the script of its
+    game's steps, the first time), the viewer's script after the first game the list
+    shows (so that game is on screen before the rest is read)."""
     event = _event(run_dir)
     title = f"{event}: replays" if event else f"Replays of {run_dir.resolve().name}"
     f.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -163,12 +178,68 @@ def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
             f"{_script_json(_index(title, index))}</script>\n")
     first, script = index[0].game, f"<script>\n{_asset('replay.js')}</script>\n"
     for replay in games:
-        f.write(f'<script type="application/gzip-base64" id="g-{replay.game}">'
-                f"{game_blob(replay)}</script>\n")
+        if isinstance(replay, PackedGame):
+            f.write(scripts.first_of(replay.game_type))
+            f.write(f'<script type="application/json" id="g-{replay.game}">'
+                    f"{_script_json(_packed_doc(replay))}</script>\n")
+        else:
+            f.write(f'<script type="application/gzip-base64" id="g-{replay.game}">'
+                    f"{game_blob(replay)}</script>\n")
         if replay.game == first:
             f.write(script)
             script = ""
     f.write(f"{script}</body>\n</html>\n")
+
+
+class _GameScripts:
+    """The games whose steps the page builds itself (their package has ``steps.js``,
+    which registers the game's steps, written for ``assets/steps.js``) and the script
+    that brings them into the page, once each."""
+
+    def __init__(self) -> None:
+        self._scripts: dict[str, str | None] = {}
+        self._written: set[str] = set()
+
+    def builds(self, game_type: str) -> bool:
+        """Whether the page builds the steps of ``game_type`` (from its events)."""
+        if game_type not in self._scripts:
+            self._scripts[game_type] = _steps_script(game_type)
+        return self._scripts[game_type] is not None
+
+    def first_of(self, game_type: str) -> str:
+        """The ``<script>`` of ``game_type``'s steps (the shared library before the first
+        game's), or "" if it is already in the page."""
+        if game_type in self._written or not self.builds(game_type):
+            return ""
+        library = "" if self._written else _asset("steps.js")
+        self._written.add(game_type)
+        return f"<script>\n{library}{self._scripts[game_type]}</script>\n"
+
+
+def _steps_script(game_type: str) -> str | None:
+    """The ``steps.js`` of ``game_type``'s package, if it has one."""
+    try:
+        module = package(game_type)
+    except GameError:
+        return None
+    if not hasattr(module, "__path__"):  # a game that is a module has no scripts
+        return None
+    script = files(module.__name__) / STEPS_SCRIPT
+    if not script.is_file():
+        return None
+    text = script.read_text(encoding="utf-8")
+    if "</script" in text.lower():
+        raise ShowError(f"{game_type}'s {STEPS_SCRIPT} says </script>: it cannot be inlined")
+    return text
+
+
+def _packed_doc(g: PackedGame) -> dict[str, Any]:
+    """A game whose steps the page builds: what it shows beside them, its transcript's
+    events and decisions as journalled (``packed``)."""
+    return {"game": g.game, "game_type": g.game_type, "params": g.params,
+            "names": list(g.names), "places": list(g.places),
+            "scores": None if g.scores is None else list(g.scores), "players": g.players,
+            "faults": list(g.faults), "packed": g.packed}
 
 
 def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:
@@ -221,10 +292,14 @@ class _Tables:
         self.rows: list[list[Any]] = []
         self.views: list[list[Any]] = []
         self.piles: list[list[Any]] = []
-        self._at: dict[int, int] = {}  # id(row, view or piles): its index in its list
+        # id(view), id(piles), id(row): its index in its list (one dict a kind: an empty
+        # tuple is one object, as the piles of a step and as a row)
+        self._views: dict[int, int] = {}
+        self._piles: dict[int, int] = {}
+        self._rows: dict[int, int] = {}
 
     def steps(self, steps: Iterable[Step]) -> list[list[Any]]:
-        at, views = self._at, self.views
+        at, views = self._views, self.views
         out: list[list[Any]] = []
         before: tuple[str, ...] = ()
         for s in steps:
@@ -235,9 +310,9 @@ class _Tables:
                     k = at[id(v)] = len(views)
                     views.append([[self._row(row) for row in v.rows], v.status, v.info])
                 seats.append(k)
-            piles = at.get(id(s.piles))
+            piles = self._piles.get(id(s.piles))
             if piles is None:
-                piles = at[id(s.piles)] = len(self.piles)
+                piles = self._piles[id(s.piles)] = len(self.piles)
                 self.piles.append([[p.label, self._row(p.cards), p.info] for p in s.piles])
             history, kept = s.history, len(before)
             if history[:kept] != before:
@@ -248,9 +323,9 @@ class _Tables:
         return out
 
     def _row(self, row: tuple[Card, ...]) -> int:
-        k = self._at.get(id(row))
+        k = self._rows.get(id(row))
         if k is None:
-            k = self._at[id(row)] = len(self.rows)
+            k = self._rows[id(row)] = len(self.rows)
             self.rows.append([c.code if c.seen_by is None else [c.code, list(c.seen_by)]
                               for c in row])
         return k
