@@ -19,7 +19,7 @@ import pytest
 
 from referee.games import load_game, package
 from referee.games.api import Card, Step
-from referee.show.html import STEPS_SCRIPT, _Tables
+from referee.show.html import STEPS_SCRIPT, _steps_json
 
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))
@@ -93,24 +93,22 @@ def test_the_page_builds_the_steps_the_game_makes() -> None:
             assert got == step, f"{name}, {players} players, step {k}"
 
 
-def filled_in(doc: dict[str, Any]) -> list[list[Any]]:
+def filled_in(written: list[list[Any]]) -> list[list[Any]]:
     """What the page's ``fillIn`` (referee/show/assets/replay.js) makes of the steps the
-    writer gives it built: rows, views and piles by index, the history as [n, *new]."""
-    rows, steps, history = doc["rows"], [], []
-    views = [[[rows[r] for r in v[0]], v[1], v[2]] for v in doc["views"]]
-    piles = [[[label, rows[r], info] for label, r, info in ps] for ps in doc["piles"]]
-    for event, actor, text, seats, pile, lines, result in doc["steps"]:
-        history = history[:lines[0]] + lines[1:]
-        steps.append([event, actor, text, [views[v] for v in seats], piles[pile], history,
-                      result])
+    writer gives it built: a seat or the piles written 0 as in the step before, the
+    history [n, *new] as the step before's first n lines, then the new ones."""
+    steps: list[list[Any]] = []
+    for event, actor, text, seats, piles, lines, result in written:
+        before = steps[-1] if steps else [0, 0, "", [], [], []]
+        steps.append([event, actor, text,
+                      [before[3][n] if v == 0 else v for n, v in enumerate(seats)],
+                      before[4] if piles == 0 else piles,
+                      before[5][:lines[0]] + lines[1:], result])
     return steps
 
 
 def test_built_steps_are_written_so_the_page_fills_in_the_same_steps() -> None:
     for name, params, players, events in games():
         steps = load_game(name, params).steps(players, events)
-        tables = _Tables()
-        doc = {"steps": tables.steps(steps), "rows": tables.rows, "views": tables.views,
-               "piles": tables.piles}
-        assert filled_in(json.loads(json.dumps(doc))) == json.loads(json.dumps(
+        assert filled_in(json.loads(_steps_json(steps))) == json.loads(json.dumps(
             [drawn(s) for s in steps])), name

@@ -85,7 +85,7 @@ class TableSteps:
         self.actor: int | None = None
         self.texts: list[str] = []
         self.results: list[str] = []
-        self.made: dict[Any, Any] = {}  # key: the value made for it (``once``)
+        self._made: dict[Any, Any] = {}  # key: the value made for it (``once``)
 
     def seat_view(self, seat: int) -> SeatView:
         raise NotImplementedError
@@ -93,12 +93,10 @@ class TableSteps:
     def once(self, key: Any, make: Callable[..., Any], *args: Any) -> Any:
         """``make(*args)``, made once per ``key`` (hashable, naming all that ``make``
         reads): steps that show the same view, pile or card share one object, so a writer
-        converts it once and sees at a glance that it did not change. (A step's hot
-        path may look in ``made`` itself first: a method call costs as much as the
-        look-up.)"""
-        made = self.made.get(key)
+        converts it once and sees at a glance that it did not change."""
+        made = self._made.get(key)
         if made is None:
-            made = self.made[key] = make(*args)
+            made = self._made[key] = make(*args)
         return made
 
     def card(self, code: str, seen_by: tuple[int, ...] | None = None) -> Card:
@@ -119,7 +117,7 @@ class TableSteps:
 
     def step(self, event: int) -> Step:
         step = Step(event, self.actor, "; ".join(self.texts),
-                    tuple(map(self.seat_view, range(self.players))), self.piles(),
+                    tuple([self.seat_view(s) for s in range(self.players)]), self.piles(),
                     tuple(self.history), "; ".join(self.results) or None)
         self.actor, self.texts, self.results = None, [], []
         return step

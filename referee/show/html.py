@@ -33,7 +33,7 @@ from typing import IO, Any
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from leaderboards.wholefile import replacing
 from referee.games import GameError, package
-from referee.games.api import Card, Step
+from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.rundir import RunFileError, read_config
 from referee.show.select import (
@@ -259,76 +259,90 @@ def game_blob(replay: GameReplay) -> str:
 
 
 # What ``json.dumps(x, separators=(",", ":"), ensure_ascii=False)`` writes, its encoder
-# made once; the values it is given are made here (no cycles: the check is skipped).
-_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False,
-                         check_circular=False).encode
+# made once: the steps are written from pieces that are each encoded once.
+_json = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 
 def _game_json(r: GameReplay) -> str:
-    """``{"game": ..., "rows": [...], "views": [...], "piles": [...], "steps": [...]}``,
-    written by one call of the encoder over values made for it (``_Tables``)."""
-    tables = _Tables()
-    steps = tables.steps(r.steps)
-    return _json({"game": r.game, "game_type": r.game_type, "params": r.params,
+    """``{"game": ..., "steps": [...]}``: the steps, the bulk, written by ``_steps_json``
+    into the JSON of the rest (``steps`` is its last key)."""
+    head = _json({"game": r.game, "game_type": r.game_type, "params": r.params,
                   "names": list(r.names), "places": list(r.places),
                   "scores": None if r.scores is None else list(r.scores),
                   "times": [None if t is None else round(t, 1) for t in r.times_ms],
-                  "faults": list(r.faults), "rows": tables.rows, "views": tables.views,
-                  "piles": tables.piles, "steps": steps})
+                  "faults": list(r.faults)})
+    return f'{head[:-1]},"steps":{_steps_json(r.steps)}}}'
 
 
-class _Tables:
-    """A game's steps as the page reads them. The distinct rows of cards (each card
-    ``"Ah"`` when face up to all, else ``["Ah", [seats that know it]]``), seat views
-    (``[[row, ...], status, info]``) and piles (``[[label, row, info], ...]``), each
-    written once, and each step as ``[event, actor, text, [view per seat], piles,
-    history, result]``, with rows, views and piles by their index in those lists and the
-    history as ``[n, *new]``: the step before's first ``n`` lines, then these (a round's
-    history grows a line a step). The page fills them in. A game's steps share the
-    views, rows and piles that did not change (``TableSteps.once``): each is converted
-    once, found by identity (the steps hold them all, so an identity stays theirs)."""
+def _steps_json(steps: Iterable[Step]) -> str:
+    """The JSON of the steps, each as ``[event, actor, text, seats, piles, history,
+    result]``, smaller than ``Step.to_dict`` (the page reads this form only). A seat or
+    the piles as in the step before are written ``0``, and the history as ``[n, *new]``:
+    the step before's first ``n`` lines, then these (a round's history grows a line a
+    step); the page fills them in from the step before. A game's steps share the views,
+    rows and piles that did not change (``TableSteps.once``): each is encoded once, found
+    by identity; equal JSON is an equal value (they hold strings and integers only)."""
+    out: list[str] = []
+    seats_before: list[str] = []
+    piles_before: str | None = None
+    history_before: tuple[str, ...] = ()
+    made: dict[int, tuple[Any, str]] = {}  # id(view, row or pile): (it, its JSON)
+    for s in steps:
+        seats = [_once(v, _seat_json, made) for v in s.seats]
+        piles = f"[{','.join([_once(p, _pile_json, made) for p in s.piles])}]"
+        history = s.history
+        kept = len(history_before) if history[:len(history_before)] == history_before else 0
+        written = [str(kept), *map(_json, history[kept:])]
+        shown = ["0" if k < len(seats_before) and v == seats_before[k] else v
+                 for k, v in enumerate(seats)]
+        out.append(f"[{_scalar(s.event)},{_scalar(s.actor)},{_scalar(s.text)},"
+                   f"[{','.join(shown)}],{'0' if piles == piles_before else piles},"
+                   f"[{','.join(written)}],{_scalar(s.result)}]")
+        seats_before, piles_before, history_before = seats, piles, history
+    return f"[{','.join(out)}]"
 
-    def __init__(self) -> None:
-        self.rows: list[list[Any]] = []
-        self.views: list[list[Any]] = []
-        self.piles: list[list[Any]] = []
-        # id(view), id(piles), id(row): its index in its list (one dict a kind: an empty
-        # tuple is one object, as the piles of a step and as a row)
-        self._views: dict[int, int] = {}
-        self._piles: dict[int, int] = {}
-        self._rows: dict[int, int] = {}
 
-    def steps(self, steps: Iterable[Step]) -> list[list[Any]]:
-        at, views = self._views, self.views
-        out: list[list[Any]] = []
-        before: tuple[str, ...] = ()
-        for s in steps:
-            seats = []
-            for v in s.seats:
-                k = at.get(id(v))
-                if k is None:
-                    k = at[id(v)] = len(views)
-                    views.append([[self._row(row) for row in v.rows], v.status, v.info])
-                seats.append(k)
-            piles = self._piles.get(id(s.piles))
-            if piles is None:
-                piles = self._piles[id(s.piles)] = len(self.piles)
-                self.piles.append([[p.label, self._row(p.cards), p.info] for p in s.piles])
-            history, kept = s.history, len(before)
-            if history[:kept] != before:
-                kept = 0
-            out.append([s.event, s.actor, s.text, seats, piles, [kept, *history[kept:]],
-                        s.result])
-            before = history
-        return out
+def _scalar(value: Any) -> str:
+    """``_json(value)``, at once for what a step's fields mostly hold (the encoder that
+    ``_json`` calls, without its set-up for each call)."""
+    if value is None:
+        return "null"
+    kind = type(value)
+    if kind is str:
+        return _string(value)
+    if kind is int:
+        return int.__repr__(value)
+    return _json(value)
 
-    def _row(self, row: tuple[Card, ...]) -> int:
-        k = self._rows.get(id(row))
-        if k is None:
-            k = self._rows[id(row)] = len(self.rows)
-            self.rows.append([c.code if c.seen_by is None else [c.code, list(c.seen_by)]
-                              for c in row])
-        return k
+
+_string = json.encoder.encode_basestring  # what ``_json`` writes a str with
+
+
+def _once(value: Any, convert: Callable[[Any, dict[int, tuple[Any, str]]], str],
+          made: dict[int, tuple[Any, str]]) -> str:
+    """``convert(value, made)``, made once for a value that several steps share."""
+    got = made.get(id(value))
+    if got is None:
+        got = made[id(value)] = (value, convert(value, made))  # kept: its id stays its own
+    return got[1]
+
+
+def _seat_json(v: SeatView, made: dict[int, tuple[Any, str]]) -> str:
+    return f"[[{','.join([_once(row, _row_json, made) for row in v.rows])}]," \
+           f"{_scalar(v.status)},{_scalar(v.info)}]"
+
+
+def _pile_json(p: Pile, made: dict[int, tuple[Any, str]]) -> str:
+    return f"[{_scalar(p.label)},{_row_json(p.cards, made)},{_scalar(p.info)}]"
+
+
+def _row_json(row: tuple[Card, ...], made: dict[int, tuple[Any, str]]) -> str:
+    return f"[{','.join([_once(c, _card_json, made) for c in row])}]"
+
+
+def _card_json(c: Card, made: dict[int, tuple[Any, str]]) -> str:
+    """``"Ah"`` for a card face up to all, else ``["Ah",[seats that know it]]``."""
+    return _scalar(c.code) if c.seen_by is None else _json([c.code, list(c.seen_by)])
 
 
 def _script_json(doc: Any) -> str:

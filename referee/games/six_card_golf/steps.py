@@ -144,10 +144,7 @@ class _Table(TableSteps):
 
     def piles(self) -> tuple[Pile, ...]:
         key = ("piles", tuple(self.discard[-1:]), len(self.discard), self.stock, self.drawn)
-        piles = self.made.get(key)  # ``once``, without a call when it is made
-        if piles is None:
-            piles = self.made[key] = self._piles(*key[1:])
-        return piles
+        return self.once(key, self._piles, *key[1:])
 
     def _piles(self, top: tuple[str, ...], discards: int, stock: int,
                drawn: tuple[int, str, str] | None) -> tuple[Pile, ...]:
@@ -167,10 +164,7 @@ class _Table(TableSteps):
                   else "went out" if seat == self.out else "")
         key = (seat, tuple(self.grids[seat]), tuple(self.up[seat]), points, self.totals[seat],
                status, self.places[seat] if status == "out" else None)
-        view = self.made.get(key)  # ``once``, without a call when it is made
-        if view is None:
-            view = self.made[key] = self._view(*key[1:])
-        return view
+        return self.once(key, self._view, *key[1:])
 
     def _view(self, grid: tuple[str, ...], up: tuple[bool, ...], points: int | None,
               total: int, status: str, place: int | None) -> SeatView:

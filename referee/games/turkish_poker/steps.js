@@ -41,7 +41,7 @@
       this.drawing = false;
     }
     apply(e) {
-      const handler = HANDLERS[e.type];
+      const handler = Object.hasOwn(HANDLERS, e.type) ? HANDLERS[e.type] : null;
       if (!handler) throw new Error("unknown event type " + JSON.stringify(e.type));
       handler.call(this, e);
     }

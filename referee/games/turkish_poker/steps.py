@@ -188,14 +188,11 @@ class _Table(TableSteps):
                   "to act" if seat == self.to_act else "")
         key = (seat, self.hands[seat], self.shown[seat], self.stacks[seat], self.bets[seat],
                status)
-        view = self.made.get(key)  # ``once``, without a call when it is made
-        if view is None:
-            view = self.made[key] = self._view(*key)
-        return view
+        return self.once(key, self._view, *key)
 
     def _view(self, seat: int, hand: tuple[str, ...], shown: bool, stack: int, bet: int,
               status: str) -> SeatView:
-        info = f"stack {stack}, bet {bet}" if bet else f"stack {stack}"
+        info = f"stack {stack}" + (f", bet {bet}" if bet else "")
         return SeatView((self.row(hand, None if shown else (seat,)),), status, info)
 
 

@@ -206,7 +206,7 @@
     if (!node) return null;
     const data = node.type === "application/json" ? await build(JSON.parse(node.textContent))
       : JSON.parse(await inflate(node.textContent, "gzip"));
-    if (node.type !== "application/json") fillIn(data);
+    if (node.type !== "application/json") fillIn(data.steps);
     cache.set(game, data);
     if (cache.size > 4) cache.delete(cache.keys().next().value);
     return data;
@@ -307,17 +307,14 @@
     if (at !== bytes.length) throw new Error("a transcript with bytes after its end");
     return value;
   }
-  // A game's rows of cards, seat views and piles are written once each, and its steps
-  // name them by index; a step's history [n, ...new] is the step before's first n
-  // lines, then the new ones.
-  function fillIn(data) {
-    const rows = data.rows;
-    const views = data.views.map(([r, status, info]) => [r.map((at) => rows[at]), status, info]);
-    const piles = data.piles.map((ps) => ps.map(([label, r, info]) => [label, rows[r], info]));
-    data.steps.forEach((s, k) => {
-      s[3] = s[3].map((at) => views[at]);
-      s[4] = piles[s[4]];
-      s[5] = (k ? data.steps[k - 1][5] : []).slice(0, s[5][0]).concat(s[5].slice(1));
+  // A seat or the piles written 0 are as in the step before; the history [n, ...new] is
+  // the step before's first n lines, then the new ones.
+  function fillIn(steps) {
+    steps.forEach((s, k) => {
+      const before = k ? steps[k - 1] : [0, 0, "", [], [], []];
+      s[3] = s[3].map((seat, n) => (seat === 0 ? before[3][n] : seat));
+      if (s[4] === 0) s[4] = before[4];
+      s[5] = before[5].slice(0, s[5][0]).concat(s[5].slice(1));
     });
   }
   async function openGame(game, step) {
