@@ -45,11 +45,13 @@ from referee.show.select import (
     summaries,
 )
 
-# A run's end writes the replays of at most this many games (a larger page is slow to
-# open); it spends at most INLINE_S on them, else a process of its own writes them after
-# the command has returned (a Polish Poker game takes ~1.5 ms, a golf game 7-15 ms, a
-# 100-hand Turkish game 20-30 ms: benchmarks/bench_replay.py). Half a second: the rest of
-# the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
+# A run's end writes the replays of at most this many games: the bound is the page's
+# size (a larger page is slow to open: ~2 KB a Polish Poker game, ~28 KB a 100-hand
+# Turkish one), no longer the time to write it. It spends at most INLINE_S on them, else a
+# process of its own writes them after the command has returned (a Turkish or golf game
+# takes ~0.2 ms, its steps built by the page; a Polish Poker game ~2 ms, its steps built
+# here: benchmarks/bench_replay.py). Half a second: the rest of the end (standings,
+# pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
 LOG_FILE = "replay.log"

@@ -153,6 +153,11 @@ def _transcript_offsets(path: Path, games: Collection[int]) -> tuple[dict[int, i
     return offsets, bad
 
 
+# The transcripts whose ``packed`` the page unpacks itself (assets/replay.js): schema 5's
+# packing (JOURNAL.md); another schema's game is given to the page built.
+PAGE_SCHEMA = 5
+
+
 @dataclass(frozen=True)
 class PackedGame:
     """One game for a page that builds its steps itself (``page_games``): what the page
@@ -183,7 +188,8 @@ def page_games(run_dir: Path, games: Collection[int], builds: Callable[[str], bo
     for rec, transcript in _transcripts(run_dir, games):
         packed = transcript.get("packed")
         faults = transcript.get("faults", rec["faults"])
-        if (isinstance(packed, str) and isinstance(faults, list)
+        if (transcript.get("schema_version") == PAGE_SCHEMA and isinstance(packed, str)
+                and isinstance(faults, list)
                 and all(isinstance(f, dict) and "event" in f for f in faults)
                 and builds(str(transcript.get("game_type")))):
             yield _packed(rec, transcript, packed, faults)
