@@ -17,16 +17,18 @@ game's table on screen, "load" to the end of the browser's load event; best of t
 fresh pages (other processes on the same cores disturb timings, and the best is the
 least disturbed). The target: a 10,000-game run opens in under 2 s.
 
-A second table, per game (``--kinds polish turkish golf``, ``--kind-games 20`` each):
-Polish Poker (the three bots above), Turkish poker (100 hands a game; rules_bot,
-equity_bot, random_bot) and six-card golf (greedy, expected and random bots), each a real
+A second table, per game (``--kinds polish turkish golf golf2``, ``--kind-games 20``
+each): Polish Poker (the three bots above), Turkish poker (100 hands a game; rules_bot,
+equity_bot, random_bot), six-card golf (greedy, expected and random bots) and 2-player
+golf (greedy and expected: longer rounds, more steps a game), each a real
 ``referee run --in-process``: the CPU milliseconds per game that building the replay
 takes (``write_replay`` in a child, its ``process_time``), the seconds from the end of the
 run's last game (``started_at + duration_s`` in the journal) to the command's return (the
 standings come first; a replay that takes more than half a second to build is given up
 and written by a process of its own after the return), the page's size per game and its
-open time in Chromium. The targets: at most 5 ms of CPU per game to build, at most 1 s
-from the last game to the return, for every game.
+open time in Chromium, and the milliseconds that opening one more game (the run's last,
+by the URL fragment) takes the page once it is open. The targets: at most 5 ms of CPU
+per game to build, at most 1 s from the last game to the return, for every game.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from referee.show.select import summaries
 
 ROOT = Path(__file__).resolve().parents[1]
 POLISH = ROOT / "bots" / "polish_poker"
@@ -99,6 +103,9 @@ KINDS = {
     "golf": ["--game", "six-card-golf",
              *(str(ROOT / "bots" / "six_card_golf" / f"{b}.py")
                for b in ("greedy_bot", "expected_bot", "random_bot"))],
+    "golf2": ["--game", "six-card-golf",
+              *(str(ROOT / "bots" / "six_card_golf" / f"{b}.py")
+                for b in ("greedy_bot", "expected_bot"))],
 }
 
 
@@ -142,6 +149,27 @@ def open_times(browser: object, page_path: Path, tries: int = 3) -> tuple[float,
     return best_open, best_load
 
 
+def switch_ms(browser: object, page_path: Path, game: int, tries: int = 3) -> float:
+    """Best milliseconds from asking for game ``game`` (the URL fragment) to its table on
+    screen, on a page already open: what opening a game costs the browser (decoding it,
+    and building its steps where the page builds them)."""
+    best = float("inf")
+    for _ in range(tries):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(page_path.as_uri(), wait_until="load")
+        page.wait_for_selector("#table .seat", timeout=120_000)
+        best = min(best, page.evaluate("""(game) => new Promise((done) => {
+          const t0 = performance.now();
+          const seen = () => document.querySelector('#gamehead .title')?.textContent
+            === 'Game ' + game && document.querySelector('#table .seat');
+          const poll = () => (seen() ? done(performance.now() - t0) : setTimeout(poll, 0));
+          location.hash = 'game=' + game;
+          poll();
+        })""", game))
+        page.close()
+    return best
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, nargs="+", default=[100, 1000, 10000])
@@ -169,7 +197,7 @@ def main() -> None:
                          f"{seconds:.1f}", f"{peak / 1024:.0f}",
                          f"{opened:.2f}", f"{loaded:.2f}"])
         per_kind = [["game", "games", "build ms/game (CPU)", "last game to return s",
-                     "KB/game", "open s"]]
+                     "KB/game", "open s", "open a game ms"]]
         for kind in args.kinds:
             run, wait = play_kind(args.runs, kind, args.kind_games)
             page_path = run / "bench-replay.html"
@@ -177,8 +205,10 @@ def main() -> None:
             size = page_path.stat().st_size
             opened, _ = open_times(browser, page_path)
             games = played(run)  # --games rounds up to whole rotations of the seats
+            last = max(s.game for s in summaries(run))
             per_kind.append([kind, str(games), f"{1000 * cpu / games:.1f}",
-                             f"{wait:.2f}", f"{size / 1e3 / games:.1f}", f"{opened:.2f}"])
+                             f"{wait:.2f}", f"{size / 1e3 / games:.1f}", f"{opened:.2f}",
+                             f"{switch_ms(browser, page_path, last):.0f}"])
         browser.close()
     print(f"writer: write_replay in a child process; one that only imports it peaks at "
           f"{base / 1024:.0f} MB")

@@ -196,3 +196,33 @@ def test_a_replay_too_long_for_the_end_of_a_run_is_written_after_it(
     _, status = os.waitpid(pid, 0)  # the test's own child: wait for it, leave none behind
     assert os.waitstatus_to_exitcode(status) == 0, (run / "replay.log").read_text()
     assert sorted(blobs((run / "replay.html").read_text())) == list(range(6))
+
+
+def test_a_game_whose_steps_the_page_builds_carries_its_transcript_as_journalled(
+        tmp_path: Path) -> None:
+    """Golf has a steps.js: its games are in the page as their packed transcripts (events
+    and decisions, not the seed), after its script, written once; Polish Poker, which has
+    none, is given its steps built (the other tests)."""
+    out = tmp_path / "golf"
+    done = subprocess.run(
+        [str(BIN / "referee"), "run", "--in-process", "--game", "six-card-golf", "--games",
+         "2", "--seed", "3", "--out", str(out), "--bots",
+         *(str(ROOT / "bots" / "six_card_golf" / f"{b}.py") for b in ("greedy_bot",
+                                                                      "random_bot"))],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    page = (out / "replay.html").read_text()
+    assert "application/gzip-base64" not in page
+    assert page.count('globalThis.replayGames = globalThis.replayGames || {})["six-card-golf"]'
+                      ) == 1
+    journalled = {json.loads(line)["game"]: json.loads(line)
+                  for line in (out / "transcripts.jsonl").read_text().splitlines()}
+    for r in replays(out, journalled):
+        part = page.split(f'<script type="application/json" id="g-{r.game}">', 1)[1]
+        doc = json.loads(part.split("</script>", 1)[0])
+        assert doc == {"game": r.game, "game_type": "six-card-golf", "params": r.params,
+                       "names": list(r.names), "places": list(r.places),
+                       "scores": list(r.scores), "players": 2,
+                       "faults": journalled[r.game]["faults"],
+                       "packed": journalled[r.game]["packed"]}
+        assert page.index('["six-card-golf"]') < page.index(f'id="g-{r.game}"')

@@ -20,8 +20,7 @@ from typing import Any
 from leaderboards.report import Report, complete_groups
 from referee.league import db
 from referee.league.play import current_report
-from referee.show.html import write_replay
-from referee.show.select import GameReplay
+from referee.show.html import PageGame, write_replay
 
 REPLAY_DIR = "web/replays"  # in the league directory: the replay pages built so far
 WITHHELD = "detail on its author's page"  # in place of a fault's detail, in a replay
@@ -112,8 +111,9 @@ class Replays:
         return out
 
 
-def public(replay: GameReplay) -> GameReplay:
-    """The game as anyone may see it: each fault's detail and log path withheld."""
+def public(replay: PageGame) -> PageGame:
+    """The game as anyone may see it: each fault's detail and log path withheld (its
+    steps or its transcript show the fault's event, never its detail)."""
     return replace(replay, faults=tuple(
         {**{k: v for k, v in f.items() if k not in ("detail", "log")}, "detail": WITHHELD}
         for f in replay.faults))

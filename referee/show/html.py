@@ -1,13 +1,17 @@
 """``replay.html``: one self-contained page that replays the games of a run.
 
 The page carries a compact index of the games (numbers, bots, places, faults) and, per
-game, its steps (``referee.games.api.Step``) as JSON compressed with gzip and written in
-base64 into a ``<script type="application/gzip-base64" id="g-N">`` element, which the
-page's script decodes (``DecompressionStream``) only when the game is opened. The file is
-written as the games are read, one at a time, so a run of any size is written in bounded
-memory; the viewer's script comes right after the first game's steps, so the page shows
-that game while the browser is still reading the rest. The script and its style are
-``referee/show/assets/replay.{js,css}``, inlined: no network, works from ``file://``.
+game, a ``<script id="g-N">`` element that its script reads only when the game is opened.
+For a game whose package has ``steps.js`` (``_GameScripts``), that element holds the
+transcript's events as journalled (``select.PackedGame``), and the page builds the steps
+(``referee.games.api.Step``) from them with that script, inlined once: writing such a game
+costs no more than copying its transcript. For any other game it holds the steps, built
+here, as JSON compressed with gzip and written in base64, which the page decodes
+(``DecompressionStream``). The file is written as the games are read, one at a time, so a
+run of any size is written in bounded memory; the viewer's script comes right after the
+first game's data, so the page shows that game while the browser is still reading the
+rest. The script and its style are ``referee/show/assets/replay.{js,css}``, inlined: no
+network, works from ``file://``.
 """
 
 from __future__ import annotations
@@ -28,19 +32,33 @@ from typing import IO, Any
 
 from leaderboards.html import REPLAY_PAGE as REPLAY_FILE
 from leaderboards.wholefile import replacing
+from referee.games import GameError, package
 from referee.games.api import Card, Pile, SeatView, Step
 from referee.journal import STORAGE_ERRNOS, StorageError
 from referee.rundir import RunFileError, read_config
-from referee.show.select import GameReplay, GameSummary, ShowError, replays, summaries
+from referee.show.select import (
+    GameReplay,
+    GameSummary,
+    PackedGame,
+    ShowError,
+    page_games,
+    summaries,
+)
 
-# A run's end writes the replays of at most this many games (a larger page is slow to
-# open); it spends at most INLINE_S on them, else a process of its own writes them after
-# the command has returned (a Polish Poker game takes ~1.5 ms, a golf game 7-15 ms, a
-# 100-hand Turkish game 20-30 ms: benchmarks/bench_replay.py). Half a second: the rest of
-# the end (standings, pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
+# A run's end writes the replays of at most this many games: the bound is the page's
+# size (a larger page is slow to open: ~2 KB a Polish Poker game, ~28 KB a 100-hand
+# Turkish one), no longer the time to write it. It spends at most INLINE_S on them, else a
+# process of its own writes them after the command has returned (a Turkish or golf game
+# takes ~0.2 ms, its steps built by the page; a Polish Poker game ~2 ms, its steps built
+# here: benchmarks/bench_replay.py). Half a second: the rest of the end (standings,
+# pages, summary) takes ~0.4 s, and the end may wait 1 s in all.
 RUN_END_GAMES = 10_000
 INLINE_S = 0.5
 LOG_FILE = "replay.log"
+STEPS_SCRIPT = "steps.js"  # a game's steps in the page, in its package (``_GameScripts``)
+
+
+PageGame = GameReplay | PackedGame  # a game as the page takes it: its steps, or its transcript
 
 
 class OutOfTime(Exception):
@@ -49,7 +67,7 @@ class OutOfTime(Exception):
 
 def write_replay(run_dir: Path, games: list[int], out: Path,
                  budget_s: float | None = None,
-                 shown: Callable[[GameReplay], GameReplay] | None = None) -> Path:
+                 shown: Callable[[PageGame], PageGame] | None = None) -> Path:
     """Write the replay page of ``games`` (game numbers of the run in ``run_dir``) to
     ``out``, whole or not at all (what was there stays); returns ``out``. ``shown``: each
     game as the page is to show it (a league's public page withholds fault details, which
@@ -66,9 +84,10 @@ def write_replay(run_dir: Path, games: list[int], out: Path,
     if missing:
         raise ShowError(f"game {min(missing)} is not in the journal of {run_dir}")
     try:
+        scripts = _GameScripts()
         with replacing(out, 0o644) as f, _no_cycles():  # as the leaderboard's pages
-            games_read = replays(run_dir, wanted)
-            _write_page(f, run_dir, index,
+            games_read = page_games(run_dir, wanted, scripts.builds)
+            _write_page(f, run_dir, index, scripts,
                         _within(games_read if shown is None else map(shown, games_read),
                                 len(index), budget_s))
     except OSError as exc:  # a full disk is the run directory's trouble, else the path's
@@ -125,8 +144,8 @@ def _write_in_background(run_dir: Path) -> int:
     return child.pid
 
 
-def _within(games: Iterator[GameReplay], total: int,
-            budget_s: float | None) -> Iterator[GameReplay]:
+def _within(games: Iterator[PageGame], total: int,
+            budget_s: float | None) -> Iterator[PageGame]:
     """``games`` (``total`` of them), or OutOfTime before the next one once the CPU spent,
     plus what the rest would take at the pace of the games after the first (which pays
     for imports and caches), exceeds ``budget_s``."""
@@ -155,10 +174,11 @@ def _no_cycles() -> Iterator[None]:
             gc.enable()
 
 
-def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
-                games: Iterable[GameReplay]) -> None:
-    """The page: frame, index, each game's blob as it comes, the script after the first
-    game the list shows (so that game is on screen before the rest is read)."""
+def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary], scripts: _GameScripts,
+                games: Iterable[PageGame]) -> None:
+    """The page: frame, index, each game's data as it comes (after the script of its
+    game's steps, the first time), the viewer's script after the first game the list
+    shows (so that game is on screen before the rest is read)."""
     event = _event(run_dir)
     title = f"{event}: replays" if event else f"Replays of {run_dir.resolve().name}"
     f.write(f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
@@ -168,12 +188,68 @@ def _write_page(f: IO[str], run_dir: Path, index: list[GameSummary],
             f"{_script_json(_index(title, index))}</script>\n")
     first, script = index[0].game, f"<script>\n{_asset('replay.js')}</script>\n"
     for replay in games:
-        f.write(f'<script type="application/gzip-base64" id="g-{replay.game}">'
-                f"{game_blob(replay)}</script>\n")
+        if isinstance(replay, PackedGame):
+            f.write(scripts.first_of(replay.game_type))
+            f.write(f'<script type="application/json" id="g-{replay.game}">'
+                    f"{_script_json(_packed_doc(replay))}</script>\n")
+        else:
+            f.write(f'<script type="application/gzip-base64" id="g-{replay.game}">'
+                    f"{game_blob(replay)}</script>\n")
         if replay.game == first:
             f.write(script)
             script = ""
     f.write(f"{script}</body>\n</html>\n")
+
+
+class _GameScripts:
+    """The games whose steps the page builds itself (their package has ``steps.js``,
+    which registers the game's steps, written for ``assets/steps.js``) and the script
+    that brings them into the page, once each."""
+
+    def __init__(self) -> None:
+        self._scripts: dict[str, str | None] = {}
+        self._written: set[str] = set()
+
+    def builds(self, game_type: str) -> bool:
+        """Whether the page builds the steps of ``game_type`` (from its events)."""
+        if game_type not in self._scripts:
+            self._scripts[game_type] = _steps_script(game_type)
+        return self._scripts[game_type] is not None
+
+    def first_of(self, game_type: str) -> str:
+        """The ``<script>`` of ``game_type``'s steps (the shared library before the first
+        game's), or "" if it is already in the page."""
+        if game_type in self._written or not self.builds(game_type):
+            return ""
+        library = "" if self._written else _asset("steps.js")
+        self._written.add(game_type)
+        return f"<script>\n{library}{self._scripts[game_type]}</script>\n"
+
+
+def _steps_script(game_type: str) -> str | None:
+    """The ``steps.js`` of ``game_type``'s package, if it has one."""
+    try:
+        module = package(game_type)
+    except GameError:
+        return None
+    if not hasattr(module, "__path__"):  # a game that is a module has no scripts
+        return None
+    script = files(module.__name__) / STEPS_SCRIPT
+    if not script.is_file():
+        return None
+    text = script.read_text(encoding="utf-8")
+    if "</script" in text.lower():
+        raise ShowError(f"{game_type}'s {STEPS_SCRIPT} says </script>: it cannot be inlined")
+    return text
+
+
+def _packed_doc(g: PackedGame) -> dict[str, Any]:
+    """A game whose steps the page builds: what it shows beside them, its transcript's
+    events and decisions as journalled (``packed``)."""
+    return {"game": g.game, "game_type": g.game_type, "params": g.params,
+            "names": list(g.names), "places": list(g.places),
+            "scores": None if g.scores is None else list(g.scores), "players": g.players,
+            "faults": list(g.faults), "packed": g.packed}
 
 
 def _index(title: str, index: list[GameSummary]) -> dict[str, Any]:

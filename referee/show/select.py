@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -153,8 +153,54 @@ def _transcript_offsets(path: Path, games: Collection[int]) -> tuple[dict[int, i
     return offsets, bad
 
 
+# The transcripts whose ``packed`` the page unpacks itself (assets/replay.js): schema 5's
+# packing (JOURNAL.md); another schema's game is given to the page built.
+PAGE_SCHEMA = 5
+
+
+@dataclass(frozen=True)
+class PackedGame:
+    """One game for a page that builds its steps itself (``page_games``): what the page
+    shows beside the steps, and the transcript's events and decisions as journalled
+    (``packed``: schema 5, base64 of zlib of msgpack ``[events, decisions]``)."""
+
+    game: int
+    game_type: str
+    params: dict[str, Any]
+    names: tuple[str, ...]  # per seat
+    places: tuple[int, ...]
+    scores: tuple[float, ...] | None
+    players: int
+    faults: tuple[dict[str, Any], ...]  # as journalled, each with its "event"
+    packed: str
+
+
 def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
     """The replays of ``games``, by game number, one transcript read at a time."""
+    for rec, transcript in _transcripts(run_dir, games):
+        yield _replay(rec, _decoded(transcript))
+
+
+def page_games(run_dir: Path, games: Collection[int], builds: Callable[[str], bool]
+               ) -> Iterator[GameReplay | PackedGame]:
+    """``replays``, but a game whose type the page ``builds`` the steps of, journalled
+    packed with each fault's event, is a ``PackedGame``: its transcript is not unpacked."""
+    for rec, transcript in _transcripts(run_dir, games):
+        packed = transcript.get("packed")
+        faults = transcript.get("faults", rec["faults"])
+        if (transcript.get("schema_version") == PAGE_SCHEMA and isinstance(packed, str)
+                and isinstance(faults, list)
+                and all(isinstance(f, dict) and "event" in f for f in faults)
+                and builds(str(transcript.get("game_type")))):
+            yield _packed(rec, transcript, packed, faults)
+        else:
+            yield _replay(rec, _decoded(transcript))
+
+
+def _transcripts(run_dir: Path, games: Collection[int]
+                 ) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+    """The record of each of ``games`` (what a replay takes of it) and its transcript as
+    journalled, by game number, one transcript read at a time."""
     run_dir = Path(run_dir)
     wanted = set(games)
     records = {}  # only what a replay takes of each record: a large run has many
@@ -183,11 +229,14 @@ def replays(run_dir: Path, games: Collection[int]) -> Iterator[GameReplay]:
                                 f"({why})") from None
             if not isinstance(transcript, dict):
                 raise ShowError(f"{path}: the transcript of game {game} is not a record")
-            try:
-                transcript = decode_transcript(transcript)
-            except JournalError as exc:
-                raise ShowError(str(exc)) from None
-            yield _replay(records[game], transcript)
+            yield records[game], transcript
+
+
+def _decoded(transcript: dict[str, Any]) -> dict[str, Any]:
+    try:
+        return decode_transcript(transcript)
+    except JournalError as exc:
+        raise ShowError(str(exc)) from None
 
 
 def _open(path: Path) -> IO[bytes]:
@@ -224,6 +273,28 @@ def _replay(rec: dict[str, Any], transcript: dict[str, Any]) -> GameReplay:
     except (GameError, JournalError) as exc:
         raise ShowError(f"game {game}: {brief(str(exc), 300)}") from None
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise ShowError(f"game {game}: its transcript cannot be shown "
+                        f"({type(exc).__name__}: {brief(str(exc))})") from None
+
+
+def _packed(rec: dict[str, Any], transcript: dict[str, Any], packed: str,
+            faults: list[dict[str, Any]]) -> PackedGame:
+    game = rec["game"]
+    try:
+        name, params = game_of(transcript)
+        load_game(name, params)  # a game and parameters this referee knows
+        players = int(transcript["players"])
+        names = tuple(map(str, transcript.get("seats") or rec["seats"]))
+        if len(names) != players:
+            raise ValueError(f"{len(names)} names for {players} seats")
+        scores = rec.get("scores")
+        return PackedGame(game=game, game_type=name, params=params, names=names,
+                          places=tuple(rec["places"]),
+                          scores=None if scores is None else tuple(scores), players=players,
+                          faults=tuple(faults), packed=packed)
+    except (GameError, JournalError) as exc:
+        raise ShowError(f"game {game}: {brief(str(exc), 300)}") from None
+    except (KeyError, TypeError, ValueError) as exc:
         raise ShowError(f"game {game}: its transcript cannot be shown "
                         f"({type(exc).__name__}: {brief(str(exc))})") from None
 

@@ -89,7 +89,7 @@ def turkish(tmp_path_factory: pytest.TempPathFactory) -> Run:
 def golf(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return play(tmp_path_factory.mktemp("golf") / "run", "--game", "six-card-golf",
                 "--games", "2", "--bots", str(BOTS / "six_card_golf" / "greedy_bot.py"),
-                str(BOTS / "six_card_golf" / "random_bot.py"))
+                str(ROOT / "tests" / "bots" / "golf_banana.py"))  # random, and faults
 
 
 def named(text: str, names: tuple[str, ...]) -> str:
@@ -306,6 +306,25 @@ def test_the_page_fits_a_phone_and_a_desktop(page: Any, turkish: Run, width: int
         assert box["x"] >= 0 and box["x"] + box["width"] <= width
     assert tab.inner_text("#stepno") == f"step 1 of {len(r.steps)}"
     page.shot(f"turkish-{width}")
+    assert page.errors == []
+
+
+def test_faults_of_a_game_whose_steps_the_page_builds_are_in_their_steps(
+        page: Any, golf: Run) -> None:
+    """Golf's steps are built by the page (its steps.js): each fault is listed at the
+    step the referee's replay puts it in, and the fault key goes there."""
+    tab = page.page
+    game, r = next((g, x) for g, x in sorted(golf.games.items()) if x.faults)
+    page.open(golf.page, f"game={game}")
+    tab.wait_for_function(f"document.querySelector('#gamehead .title')?.textContent"
+                          f" === 'Game {game}'")
+    steps = [f["step"] for f in r.faults]
+    assert steps[0] > 0
+    assert [int(li.get_attribute("data-step")) for li in
+            tab.query_selector_all("#faults li")] == steps
+    tab.keyboard.press("f")
+    assert tab.evaluate(SNAPSHOT)["step"] == steps[0]
+    assert f"{r.faults[0]['label']} by golf_banana" in tab.inner_text("#steptext")
     assert page.errors == []
 
 

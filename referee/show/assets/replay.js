@@ -204,15 +204,108 @@
     if (cache.has(game)) return cache.get(game);
     const node = await blob(game);
     if (!node) return null;
-    const raw = atob(node.textContent.trim());
-    const bytes = new Uint8Array(raw.length);
-    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    const data = JSON.parse(await new Response(stream).text());
-    fillIn(data.steps);
+    const data = node.type === "application/json" ? await build(JSON.parse(node.textContent))
+      : JSON.parse(await inflate(node.textContent, "gzip"));
+    if (node.type !== "application/json") fillIn(data.steps);
     cache.set(game, data);
     if (cache.size > 4) cache.delete(cache.keys().next().value);
     return data;
+  }
+  // The bytes of base64 `text`, uncompressed (format "gzip" or "deflate", zlib's).
+  async function inflate(text, format, as = "text") {
+    const raw = atob(text.trim());
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format));
+    return new Response(stream)[as]();
+  }
+  // A game whose steps the page builds (its game's steps.js): from the transcript's events,
+  // as journalled (msgpack [events, decisions], zlib, base64); then each decision's time in
+  // the step that shows it when its seat acted there, and each fault's step.
+  async function build(data) {
+    const [events, decisions] = unpack(new Uint8Array(await inflate(data.packed, "deflate",
+                                                                    "arrayBuffer")));
+    const game = (globalThis.replayGames || {})[data.game_type];
+    if (!game) throw new Error("no steps for " + data.game_type + " in this page");
+    const steps = game(globalThis.replayStepLib)(data.players, events);
+    const marks = steps.map((s) => s[0]);
+    const at = (event) => Math.min(firstAtLeast(marks, event), steps.length - 1);
+    const times = new Array(steps.length).fill(null);
+    for (const [seat, event, ms] of decisions || []) {
+      const k = at(event);
+      if (steps[k][1] === seat) times[k] = round1(ms);
+    }
+    const faults = data.faults.map((f) => ({ ...f, step: at(Number(f.event)) }));
+    delete data.packed;
+    return { ...data, steps, times, faults };
+  }
+  function firstAtLeast(sorted, x) {  // bisect_left
+    let lo = 0, hi = sorted.length;
+    while (lo < hi) { const mid = (lo + hi) >> 1; if (sorted[mid] < x) lo = mid + 1; else hi = mid; }
+    return lo;
+  }
+  // Python's round(x, 1), which the written pages use: ties (x.25, x.75) to even.
+  function round1(x) {
+    if (Number.isInteger(x * 4) && !Number.isInteger(x * 2)) {
+      const f = Math.floor(x * 10);
+      return (f % 2 === 0 ? f : f + 1) / 10;
+    }
+    return Number(x.toFixed(1));
+  }
+  // MessagePack (what the journal packs transcripts with): the types JSON values take.
+  function unpack(bytes) {
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    const utf8 = new TextDecoder();
+    let at = 0;
+    const str = (n) => { const s = utf8.decode(bytes.subarray(at, at + n)); at += n; return s; };
+    const arr = (n) => { const a = new Array(n); for (let i = 0; i < n; i++) a[i] = next(); return a; };
+    const map = (n) => {
+      const m = Object.create(null);  // a key "__proto__" is a key like any other
+      for (let i = 0; i < n; i++) { const k = next(); m[k] = next(); }
+      return m;
+    };
+    const big = (v) => {
+      if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+        throw new Error("an integer beyond what this page can show");
+      }
+      return Number(v);
+    };
+    function next() {
+      if (at >= bytes.length) throw new Error("a transcript cut short");
+      const b = bytes[at++];
+      if (b <= 0x7f) return b;
+      if (b >= 0xe0) return b - 0x100;
+      if ((b & 0xf0) === 0x80) return map(b & 0x0f);
+      if ((b & 0xf0) === 0x90) return arr(b & 0x0f);
+      if ((b & 0xe0) === 0xa0) return str(b & 0x1f);
+      const take = (n, get) => { const v = get(at); at += n; return v; };
+      switch (b) {
+        case 0xc0: return null;
+        case 0xc2: return false;
+        case 0xc3: return true;
+        case 0xca: return take(4, (i) => view.getFloat32(i));
+        case 0xcb: return take(8, (i) => view.getFloat64(i));
+        case 0xcc: return take(1, (i) => view.getUint8(i));
+        case 0xcd: return take(2, (i) => view.getUint16(i));
+        case 0xce: return take(4, (i) => view.getUint32(i));
+        case 0xcf: return big(take(8, (i) => view.getBigUint64(i)));
+        case 0xd0: return take(1, (i) => view.getInt8(i));
+        case 0xd1: return take(2, (i) => view.getInt16(i));
+        case 0xd2: return take(4, (i) => view.getInt32(i));
+        case 0xd3: return big(take(8, (i) => view.getBigInt64(i)));
+        case 0xd9: return str(take(1, (i) => view.getUint8(i)));
+        case 0xda: return str(take(2, (i) => view.getUint16(i)));
+        case 0xdb: return str(take(4, (i) => view.getUint32(i)));
+        case 0xdc: return arr(take(2, (i) => view.getUint16(i)));
+        case 0xdd: return arr(take(4, (i) => view.getUint32(i)));
+        case 0xde: return map(take(2, (i) => view.getUint16(i)));
+        case 0xdf: return map(take(4, (i) => view.getUint32(i)));
+        default: throw new Error("a transcript with MessagePack type 0x" + b.toString(16));
+      }
+    }
+    const value = next();
+    if (at !== bytes.length) throw new Error("a transcript with bytes after its end");
+    return value;
   }
   // A seat or the piles written 0 are as in the step before; the history [n, ...new] is
   // the step before's first n lines, then the new ones.
