@@ -213,8 +213,9 @@ class LocalRunner(Tournament):
             for seat, bot in enumerate(bots):
                 self._hook(match, seat, "on_game_end", bot.on_game_end,
                            replace(infos[seat], **info))
-        self.journal_game(match.record(), [e.to_dict() for e in engine.events],
-                          match.decisions)
+        event_dicts = getattr(engine, "event_dicts", None)  # api.Engine: optional
+        self.journal_game(match.record(), event_dicts() if event_dicts is not None
+                          else [e.to_dict() for e in engine.events], match.decisions)
 
     @staticmethod
     def _timed_out(match: Match, seat: int, elapsed: float, budget: float) -> bool:

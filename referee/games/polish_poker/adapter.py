@@ -9,7 +9,7 @@ from typing import Any
 
 from referee.games.api import Outcome
 from referee.games.polish_poker.engine import PolishPoker
-from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost
+from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost, event_dicts
 from referee.games.polish_poker.wire import Call, Raise, RoundResult, View
 
 
@@ -43,6 +43,11 @@ class PolishEngine:
     def local_view(self, seat: int, time_left_ms: int | None) -> View:
         """``decode_view(view(seat), time_left_ms)``, built from the state directly."""
         return self.game.view(seat, time_left_ms)
+
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """``[e.to_dict() for e in events]``, for the journal to encode (not to change):
+        the events every round repeats share their dict (``events.event_dicts``)."""
+        return event_dicts(self.events)
 
     def legal_actions(self) -> list[Raise | Call]:
         raises: list[Raise | Call] = [Raise(d) for d in self.game.legal_declarations()]
