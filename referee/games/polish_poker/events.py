@@ -154,15 +154,18 @@ def _dealt(round: int, opener: int, cap: int, counts: tuple[int, ...],
 # once with their dict (``event_dicts``). Past SHARED_MAX values, new ones are made
 # afresh. Keys hold a declaration by its id() and only a ladder declaration (which lives
 # as long as the process), so that the key cannot stand for another object.
-SHARED_MAX = 100_000
+SHARED_MAX = 20_000  # about 9 MB at most
 _shared: dict[tuple[Any, ...], Event] = {}
-_dicts: dict[int, dict[str, Any]] = {}  # id() of a shared event -> its to_dict()
+# id() of a shared event -> (the event, its to_dict()): the event is held, so that its
+# id() cannot be another object's (even one that lost a race between two threads to be
+# the shared one).
+_dicts: dict[int, tuple[Event, dict[str, Any]]] = {}
 
 
 def _share(key: tuple[Any, ...], event: Event) -> Event:
     if len(_shared) < SHARED_MAX:
         _shared[key] = event
-        _dicts[id(event)] = event.to_dict()
+        _dicts[id(event)] = (event, event.to_dict())
     return event
 
 
@@ -207,7 +210,7 @@ def event_dicts(events: Sequence[Event]) -> list[dict[str, Any]]:
     """``[e.to_dict() for e in events]``, in which a shared event's dict is the one made
     when it was: the caller must not change them (the journal only encodes them)."""
     known = _dicts.get
-    return [known(id(e)) or e.to_dict() for e in events]
+    return [shared[1] if (shared := known(id(e))) else e.to_dict() for e in events]
 
 
 def _get(d: Mapping[str, Any], key: str, kind: type) -> Any:
