@@ -18,7 +18,7 @@ from evaluator import (
     CardError,
     Declaration,
     DeclarationError,
-    ladder,
+    in_ladder,
     parse_card,
     parse_cards,
     parse_declaration,
@@ -169,17 +169,12 @@ def _share(key: tuple[Any, ...], event: Event) -> Event:
     return event
 
 
-def _in_ladder(d: Declaration) -> bool:
-    lad = ladder(d.ruleset)
-    return 0 <= d.id < len(lad) and lad[d.id] is d
-
-
 def _declared(round: int, seat: int, declaration: Declaration) -> Declared:
     key = (Declared, round, seat, id(declaration))
     e = _shared.get(key)
     if e is None:
         e = Declared(round, seat, declaration)
-        if _in_ladder(declaration):
+        if in_ladder(declaration):
             _share(key, e)
     return e  # type: ignore[return-value]
 
@@ -195,7 +190,7 @@ def _revealed(round: int, declaration: Declaration, exists: bool) -> Revealed:
     e = _shared.get(key)
     if e is None:
         e = Revealed(round, declaration, exists)
-        if _in_ladder(declaration):
+        if in_ladder(declaration):
             _share(key, e)
     return e  # type: ignore[return-value]
 

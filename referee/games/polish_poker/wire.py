@@ -28,7 +28,7 @@ from evaluator import (
     DeclarationError,
     RulesetError,
     from_id,
-    ladder,
+    in_ladder,
     legal_raises,
     parse_card,
     parse_cards,
@@ -93,8 +93,7 @@ def _raise(declaration: Declaration) -> Raise:
     if r is not None and r.declaration is declaration:
         return r
     r = Raise(declaration)
-    lad = ladder(declaration.ruleset)
-    if 0 <= declaration.id < len(lad) and lad[declaration.id] is declaration:
+    if in_ladder(declaration):
         _RAISES[id(declaration)] = r
     return r
 
