@@ -16,8 +16,10 @@ Prints one table, every line measured in the same run:
   comparison only) against the engine's (one generator per game, a fixed draw per round),
   on the counts of the rounds of real games, seat by seat as the engine deals them.
 
-Other processes on the same cores disturb timings, so the measures are timed in chunks,
-taking turns, and each line gives the least disturbed chunk (best) and the median.
+Times are CPU time of this process (``time.process_time``), as ``compare.py``'s: the time
+other processes hold the cores is left out. They still disturb it (caches), so the
+measures are timed in chunks, taking turns, and each line gives the least disturbed chunk
+(best) and the median.
 Target: 4-player ``official`` with the transcript >= 2,000 games/s (<= 500 µs/game);
 the aim is <= 200 µs/game.
 """
@@ -105,13 +107,13 @@ def deal_new(ruleset: str, games: list[list[tuple[int, ...]]], first_seed: int) 
 
 
 def timed_in_turns(measures: dict[str, Callable[[], object]], turns: int) -> dict[str, list[float]]:
-    """Seconds of each call of each measure, the measures taking turns ``turns`` times."""
+    """CPU seconds of each call of each measure, the measures taking turns ``turns`` times."""
     out: dict[str, list[float]] = {name: [] for name in measures}
     for _ in range(turns):
         for name, fn in measures.items():
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             fn()
-            out[name].append(time.perf_counter() - t0)
+            out[name].append(time.process_time() - t0)
     return out
 
 

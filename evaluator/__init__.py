@@ -26,6 +26,7 @@ from evaluator.declarations import (
     DeclarationError,
     declarations,
     from_id,
+    in_ladder,
     is_raise,
     ladder,
     legal_raises,
@@ -47,6 +48,6 @@ __all__ = [
     "CARD_TEXT", "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError",
     "Declaration", "DeclarationError", "PoolArrayError", "RulesetError", "best", "best_many",
     "deck", "deck_cards", "declarations", "exists", "exists_bits", "exists_many",
-    "format_cards", "from_id", "is_raise", "ladder", "legal_raises", "parse_card",
+    "format_cards", "from_id", "in_ladder", "is_raise", "ladder", "legal_raises", "parse_card",
     "parse_cards", "parse_declaration", "pool_array", "pool_bits", "raise_error",
 ]

@@ -179,6 +179,13 @@ def ladder(ruleset: str) -> tuple[Declaration, ...]:
     return out
 
 
+def in_ladder(declaration: Declaration) -> bool:
+    """Whether ``declaration`` is the ladder's own object (which lives as long as the
+    process: code may key a table by its ``id()``), not an equal one built by hand."""
+    lad = ladder(declaration.ruleset)
+    return 0 <= declaration.id < len(lad) and lad[declaration.id] is declaration
+
+
 def declarations(ruleset: str) -> tuple[Declaration, ...]:
     """Every declaration of the ruleset in ascending order (``str()`` gives the text)."""
     return ladder(ruleset)

@@ -167,12 +167,12 @@ class LocalRunner(Tournament):
         clock, call, acts = time.perf_counter, rng.call, [b.act for b in bots]
         budget_ms, answer, parse = match.budget_ms, match.answer, rules.parse_local_action
         local_view = getattr(engine, "local_view", None)  # api.Engine: optional
-        while not engine.is_over:
-            if tell:
+        while True:
+            if tell:  # (a hook may end the game: sys.exit)
                 told = self._tell(match, bots, told, failed)
-                if engine.is_over:  # a hook ended the game (sys.exit)
-                    break
             seat = engine.current_seat
+            if seat is None:  # the game is over
+                break
             budget = budget_ms(seat)
             if failed[seat] is not None:
                 match.malformed(seat, failed[seat], 0.0)
@@ -213,8 +213,9 @@ class LocalRunner(Tournament):
             for seat, bot in enumerate(bots):
                 self._hook(match, seat, "on_game_end", bot.on_game_end,
                            replace(infos[seat], **info))
-        self.journal_game(match.record(), [e.to_dict() for e in engine.events],
-                          match.decisions)
+        event_dicts = getattr(engine, "event_dicts", None)  # api.Engine: optional
+        self.journal_game(match.record(), event_dicts() if event_dicts is not None
+                          else [e.to_dict() for e in engine.events], match.decisions)
 
     @staticmethod
     def _timed_out(match: Match, seat: int, elapsed: float, budget: float) -> bool:

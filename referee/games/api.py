@@ -186,7 +186,9 @@ class Engine(Protocol):
 
     Optional: ``local_view(seat, time_left_ms)``, the view as ``Game.decode_view`` makes
     it of ``view(seat)``, built without the wire map; in-process runs use it when the
-    engine has one."""
+    engine has one. ``event_dicts()``, ``[e.to_dict() for e in events]`` made cheaper
+    (dicts the caller only reads, which equal events may share); in-process runs journal
+    it when the engine has one."""
 
     players: int
     current_seat: int | None

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from referee.games.polish_poker.engine import PlayerCountError, PolishPoker
+from referee.games.polish_poker.events import Dealt, Eliminated, GameOver, event_dicts
 from referee.games.polish_poker.replay import ReplayMismatch, replay
 
 
@@ -47,6 +48,37 @@ def test_replay_reproduces_random_games(case: tuple, seed: int, action_seed: int
     rebuilt = replay(ruleset, players, seed, transcript(game))
     assert rebuilt.events == game.events
     assert rebuilt.is_over and rebuilt.finishing_order == game.finishing_order
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.sampled_from([("official", n) for n in range(2, 7)]
+                       + [("polacco", n) for n in range(3, 9)]),
+       st.integers(0, 2**32), st.integers(0, 2**32))
+def test_shared_events_are_the_events_and_their_dicts(case: tuple, seed: int,
+                                                      action_seed: int) -> None:
+    """The engine shares the events rounds repeat (one object per value) with their dicts
+    made once: each equals the event built afresh, and the journal's dicts are to_dict's."""
+    ruleset, players = case
+    game = random_game(ruleset, players, seed, random.Random(action_seed))
+    events = game.events
+    fresh = [type(e)(*(getattr(e, f) for f in e.__slots__)) for e in events]
+    assert fresh == events
+    assert event_dicts(events) == [e.to_dict() for e in fresh]
+    again = random_game(ruleset, players, seed, random.Random(action_seed)).events
+    assert again == events
+    shared = [a is b for a, b in zip(again, events, strict=True)
+              if not isinstance(a, Dealt | Eliminated | GameOver)]
+    assert all(shared)
+
+
+def test_two_games_share_the_events_they_both_have() -> None:
+    a, b = (PolishPoker("official", 4, seed) for seed in (1, 2))
+    for game in (a, b):
+        game.apply("high 9")
+        game.apply("call")
+    assert [type(e).__name__ for e in a.events[1:5]] == ["Declared", "Called", "Revealed",
+                                                          "RoundLost"]
+    assert all(x is y for x, y in zip(a.events[1:3], b.events[1:3], strict=True))
 
 
 @pytest.fixture(scope="module")

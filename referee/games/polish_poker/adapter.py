@@ -4,12 +4,12 @@ first in ``apply``, views and notices as wire maps, the legal actions as ``Raise
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from referee.games.api import Outcome
 from referee.games.polish_poker.engine import PolishPoker
-from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost
+from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost, event_dicts
 from referee.games.polish_poker.wire import Call, Raise, RoundResult, View
 
 
@@ -17,12 +17,15 @@ class PolishEngine:
     """A ``PolishPoker`` game behind ``api.Engine`` (whose ``apply`` takes the seat
     first and whose views are wire maps)."""
 
-    __slots__ = ("game", "events", "players")
+    __slots__ = ("game", "events", "players", "local_view")
 
     def __init__(self, game: PolishPoker) -> None:
         self.game = game
         self.events = game._events  # the live transcript, not a copy per read
         self.players = game.players
+        # local_view(seat, time_left_ms): ``decode_view(view(seat), time_left_ms)``, built
+        # from the state directly: the engine's own view, without a call in between.
+        self.local_view: Callable[[int, int | None], View] = game.view
 
     # Read off the engine's state directly: asked several times per decision.
     @property
@@ -40,9 +43,10 @@ class PolishEngine:
     def view(self, seat: int) -> dict[str, Any]:
         return self.game.view(seat).to_wire()
 
-    def local_view(self, seat: int, time_left_ms: int | None) -> View:
-        """``decode_view(view(seat), time_left_ms)``, built from the state directly."""
-        return self.game.view(seat, time_left_ms)
+    def event_dicts(self) -> list[dict[str, Any]]:
+        """``[e.to_dict() for e in events]``, for the journal to encode (not to change):
+        the events every round repeats share their dict (``events.event_dicts``)."""
+        return event_dicts(self.events)
 
     def legal_actions(self) -> list[Raise | Call]:
         raises: list[Raise | Call] = [Raise(d) for d in self.game.legal_declarations()]
@@ -52,8 +56,8 @@ class PolishEngine:
         # The engine takes a Declaration or "call" as they are; a Raise or Call it would
         # parse again.
         kind = type(action)
-        self.game.apply("call" if kind is Call else action.declaration if kind is Raise
-                        else action, seat)
+        self.game.play("call" if kind is Call else action.declaration if kind is Raise
+                       else action, seat)
 
     def fault(self, seat: int, label: str) -> None:
         self.game.fault(seat, label)

@@ -112,18 +112,28 @@ class _Dealer:
         """The next round's hands (one per seat, ``counts[s]`` cards; 0 for a seat that
         is out) and community card."""
         table = self._table
+        community = None
         deepest = max(counts)
         if deepest > table.slot:
             order = self._draw(table.positions)
             held = self._with_spares(order, counts)
+            for h in held:
+                h.sort(key=_CARD_ID)
+            hands = tuple(map(tuple, held))
         else:
             # Fisher-Yates fixes position i at step i: the steps past the deepest slot
             # position in use would not change any card dealt.
             order = self._draw(table.first + table.players * deepest)
-            held = [order[cut[m]] for cut, m in zip(table.cuts, counts, strict=True)]
-        for h in held:
-            h.sort(key=_CARD_ID)
-        return tuple(map(tuple, held)), order[0] if table.first else None
+            out = []
+            for cut, m in zip(table.cuts, counts, strict=True):
+                h = order[cut[m]]
+                if m > 1:  # (most hands of a game hold one card)
+                    h.sort(key=_CARD_ID)
+                out.append(tuple(h))
+            hands = tuple(out)
+        if table.first:
+            community = order[0]
+        return hands, community
 
     def _draw(self, steps: int) -> list[Card]:
         """The round's order of the deck; only the first ``steps`` positions are final."""

@@ -274,6 +274,12 @@ class PolishPoker:
         Raises an IllegalAction subclass, leaving the state unchanged, when the rules
         forbid it. ``seat``, if given, must be the seat to act.
         """
+        start = len(self._events)
+        self.play(action, seat)
+        return self._events[start:]
+
+    def play(self, action: Any, seat: int | None = None) -> None:
+        """``apply`` without the list of the new events (the harness reads ``events``)."""
         actor = self._current
         if actor is None:
             raise GameAlreadyOver("the game is over; no more actions")
@@ -288,14 +294,13 @@ class PolishPoker:
         else:
             act = parse_action(action, self.ruleset)
             decl = None if isinstance(act, Call) else act.declaration
-        start = len(self._events)
         if decl is None:
             if not self._history:
                 raise NothingToCall(f"seat {actor} opens the round and must declare")
             self._decisions += 1
             self._events.append(_called(self._round, actor, False))
             self._resolve(actor)
-            return self._events[start:]
+            return
         if self._history:
             why = raise_error(decl, [d for _, d in self._history], self.ruleset)
             if why is not None:
@@ -311,7 +316,6 @@ class PolishPoker:
             self._resolve(nxt)
         else:
             self._current = nxt
-        return self._events[start:]
 
     def fault(self, seat: int, label: str) -> list[Event]:
         """``seat`` loses the round because of fault ``label`` (e.g. "timeout")."""

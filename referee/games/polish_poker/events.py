@@ -8,7 +8,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from evaluator import (
     CardError,
     Declaration,
     DeclarationError,
+    in_ladder,
     parse_card,
     parse_cards,
     parse_declaration,
@@ -123,12 +124,11 @@ class GameOver:
 Event = Dealt | Declared | Called | Revealed | RoundLost | Eliminated | GameOver
 
 
-# The engine builds the events of every round with these instead of the classes: a
-# frozen dataclass's __init__ pays one object.__setattr__ per field, which made event
-# construction ~15% of a game. Each builds the very same object from a plain object with
-# the event's slots, then makes it an instance of the event class (CPython allows
-# __class__ assignment between classes with identical slot layouts, and raises TypeError
-# should they ever differ), as ``View.build`` does. Rare events use the classes.
+# The engine builds the events of every round with these instead of the classes. Dealt
+# is made from a plain object with its slots, then made an instance of Dealt (CPython
+# allows __class__ assignment between classes with identical slot layouts, and raises
+# TypeError should they ever differ), as ``View.build`` does: a frozen dataclass's
+# __init__ pays one object.__setattr__ per field. The other four are shared (below).
 
 
 def _slots_holder(cls: type) -> type:
@@ -136,8 +136,7 @@ def _slots_holder(cls: type) -> type:
     return type(f"_{cls.__name__}Slots", (), {"__slots__": cls.__slots__})
 
 
-_DealtSlots, _DeclaredSlots, _CalledSlots, _RevealedSlots, _RoundLostSlots = map(
-    _slots_holder, (Dealt, Declared, Called, Revealed, RoundLost))
+_DealtSlots = _slots_holder(Dealt)
 
 
 def _dealt(round: int, opener: int, cap: int, counts: tuple[int, ...],
@@ -149,32 +148,64 @@ def _dealt(round: int, opener: int, cap: int, counts: tuple[int, ...],
     return e  # type: ignore[return-value]
 
 
+# Every round of every game makes a Declared, a Called, a Revealed and a RoundLost, and
+# games repeat the same few thousand of them (a round number, a seat, a ladder
+# declaration): those are shared, one object per value (events are immutable), made
+# once with their dict (``event_dicts``). Past SHARED_MAX values, new ones are made
+# afresh. Keys hold a declaration by its id() and only a ladder declaration (which lives
+# as long as the process), so that the key cannot stand for another object.
+SHARED_MAX = 20_000  # about 9 MB at most
+_shared: dict[tuple[Any, ...], Event] = {}
+# id() of a shared event -> (the event, its to_dict()): the event is held, so that its
+# id() cannot be another object's (even one that lost a race between two threads to be
+# the shared one).
+_dicts: dict[int, tuple[Event, dict[str, Any]]] = {}
+
+
+def _share(key: tuple[Any, ...], event: Event) -> Event:
+    if len(_shared) < SHARED_MAX:
+        _shared[key] = event
+        _dicts[id(event)] = (event, event.to_dict())
+    return event
+
+
 def _declared(round: int, seat: int, declaration: Declaration) -> Declared:
-    e = _DeclaredSlots()
-    e.round, e.seat, e.declaration = round, seat, declaration
-    e.__class__ = Declared
+    key = (Declared, round, seat, id(declaration))
+    e = _shared.get(key)
+    if e is None:
+        e = Declared(round, seat, declaration)
+        if in_ladder(declaration):
+            _share(key, e)
     return e  # type: ignore[return-value]
 
 
 def _called(round: int, seat: int, automatic: bool) -> Called:
-    e = _CalledSlots()
-    e.round, e.seat, e.automatic = round, seat, automatic
-    e.__class__ = Called
-    return e  # type: ignore[return-value]
+    key = (Called, round, seat, automatic)
+    e = _shared.get(key)
+    return e or _share(key, Called(round, seat, automatic))  # type: ignore[return-value]
 
 
 def _revealed(round: int, declaration: Declaration, exists: bool) -> Revealed:
-    e = _RevealedSlots()
-    e.round, e.declaration, e.exists = round, declaration, exists
-    e.__class__ = Revealed
+    key = (Revealed, round, id(declaration), exists)
+    e = _shared.get(key)
+    if e is None:
+        e = Revealed(round, declaration, exists)
+        if in_ladder(declaration):
+            _share(key, e)
     return e  # type: ignore[return-value]
 
 
 def _round_lost(round: int, seat: int, reason: str) -> RoundLost:
-    e = _RoundLostSlots()
-    e.round, e.seat, e.reason = round, seat, reason
-    e.__class__ = RoundLost
-    return e  # type: ignore[return-value]
+    key = (RoundLost, round, seat, reason)
+    e = _shared.get(key)
+    return e or _share(key, RoundLost(round, seat, reason))  # type: ignore[return-value]
+
+
+def event_dicts(events: Sequence[Event]) -> list[dict[str, Any]]:
+    """``[e.to_dict() for e in events]``, in which a shared event's dict is the one made
+    when it was: the caller must not change them (the journal only encodes them)."""
+    known = _dicts.get
+    return [shared[1] if (shared := known(id(e))) else e.to_dict() for e in events]
 
 
 def _get(d: Mapping[str, Any], key: str, kind: type) -> Any:

@@ -28,6 +28,7 @@ from evaluator import (
     DeclarationError,
     RulesetError,
     from_id,
+    in_ladder,
     legal_raises,
     parse_card,
     parse_cards,
@@ -80,6 +81,21 @@ class Action:
 
 
 _CALL = Call()  # immutable: one for every call
+# id() of each ladder Declaration -> its Raise, made on first use (immutable, like _CALL:
+# a frozen dataclass costs more to build than to look up). The Raise holds the
+# Declaration, so its id() cannot be reused by another object.
+_RAISES: dict[int, Raise] = {}
+
+
+def _raise(declaration: Declaration) -> Raise:
+    """``Raise(declaration)``, the same object each time for a ladder declaration."""
+    r = _RAISES.get(id(declaration))
+    if r is not None and r.declaration is declaration:
+        return r
+    r = Raise(declaration)
+    if in_ladder(declaration):
+        _RAISES[id(declaration)] = r
+    return r
 
 
 def parse_action(value: Any, ruleset: str) -> Raise | Call:
@@ -89,16 +105,16 @@ def parse_action(value: Any, ruleset: str) -> Raise | Call:
     if kind is str and value == "call":
         return _CALL
     if kind is Declaration and value.ruleset == ruleset:
-        return Raise(value)
+        return _raise(value)
     if isinstance(value, Call):
         return value
     if isinstance(value, Raise):
         # ``Raise`` does not check what it wraps: hand on the Declaration, never the
         # text or id it was built from (the engine reads ``.category`` off it).
-        return Raise(parse_declaration(value.declaration, ruleset))
+        return _raise(parse_declaration(value.declaration, ruleset))
     if isinstance(value, str) and value.strip().lower() == "call":
         return Call()
-    return Raise(parse_declaration(value, ruleset))
+    return _raise(parse_declaration(value, ruleset))
 
 
 def _cards_from_wire(ids: Any) -> tuple[Card, ...]:
