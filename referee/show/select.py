@@ -46,8 +46,8 @@ class GameSummary:
 
 
 @dataclass(frozen=True)
-class GameReplay:
-    """One game, ready to draw."""
+class GameShown:
+    """What a replay page shows of a game beside its steps."""
 
     game: int
     game_type: str
@@ -55,6 +55,12 @@ class GameReplay:
     names: tuple[str, ...]  # per seat
     places: tuple[int, ...]
     scores: tuple[float, ...] | None
+
+
+@dataclass(frozen=True)
+class GameReplay(GameShown):
+    """One game, ready to draw."""
+
     steps: tuple[Step, ...]
     times_ms: tuple[float | None, ...]  # per step: the actor's decision time, if any
     faults: tuple[dict[str, Any], ...]  # as journalled, plus "step": the step it is in
@@ -159,17 +165,11 @@ PAGE_SCHEMA = 5
 
 
 @dataclass(frozen=True)
-class PackedGame:
-    """One game for a page that builds its steps itself (``page_games``): what the page
-    shows beside the steps, and the transcript's events and decisions as journalled
-    (``packed``: schema 5, base64 of zlib of msgpack ``[events, decisions]``)."""
+class PackedGame(GameShown):
+    """One game for a page that builds its steps itself (``page_games``): the
+    transcript's events and decisions as journalled (``packed``: schema 5, base64 of
+    zlib of msgpack ``[events, decisions]``)."""
 
-    game: int
-    game_type: str
-    params: dict[str, Any]
-    names: tuple[str, ...]  # per seat
-    places: tuple[int, ...]
-    scores: tuple[float, ...] | None
     players: int
     faults: tuple[dict[str, Any], ...]  # as journalled, each with its "event"
     packed: str
