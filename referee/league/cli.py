@@ -149,8 +149,11 @@ def serve(
     workers: Annotated[int, typer.Option(
         help="Tables played at once (in this process).")] = 1,
     once_games: Annotated[int, typer.Option(
-        help="Stop after the batch that makes this many games (0: run until "
-             "stopped); for tests.")] = 0,
+        help="Start no new game group once this many games are recorded; the groups "
+             "scheduled finish, then the server stops (0: run until stopped); for "
+             "tests.")] = 0,
+    refit_every: Annotated[str, typer.Option(
+        help="Refit the ratings at most this often while games come in.")] = "5s",
 ) -> None:
     """Play the league's games continuously and serve its live leaderboard."""
     import uvicorn
@@ -162,7 +165,14 @@ def serve(
     if workers < 1 or once_games < 0:
         raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
     try:
-        loop = League(league, PlayOptions(workers=workers, once_games=once_games),
+        refit_s = parse_duration(refit_every) / 1000
+        if refit_s <= 0:
+            raise ConfigError("it must be more than 0")
+    except ConfigError as exc:
+        raise _fail(EXIT_USAGE, f"--refit-every: {exc}") from None
+    try:
+        loop = League(league, PlayOptions(workers=workers, once_games=once_games,
+                                          refit_s=refit_s),
                       warn=lambda m: typer.echo(inert.terminal(m), err=True))
     except db.LeagueError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None

@@ -17,6 +17,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from leaderboards.sums import (
+    DIGEST_MOD,
+    BotSums,
+    GroupSums,
+    Shape,
+    ShapeSums,
+    Sums,
+    check_settings,
+    cluster_key,
+    cluster_size,
+    group_sums,
+)
+
 DB_FILE = "league.db"
 RUN_DIR = "run"  # the league's run directory: config.json, the journal, logs
 BOTS_DIR = "bots"  # the bot files, content-addressed: bots/<sha256>/<file name>
@@ -47,6 +62,27 @@ MIGRATIONS: tuple[str, ...] = (
         fit_games INTEGER NOT NULL, bot_id INTEGER NOT NULL REFERENCES bots(id),
         elo REAL, lo REAL, hi REAL, games INTEGER NOT NULL, refitted_at REAL NOT NULL,
         PRIMARY KEY (bot_id, fit_games));
+    """,
+    # The report's sufficient statistics (``leaderboards.sums``), kept as games are
+    # recorded: each game's cluster, the clusters counted (once complete), and the sums.
+    """
+    CREATE TABLE game_clusters (
+        game INTEGER PRIMARY KEY REFERENCES games(game), cluster TEXT NOT NULL,
+        size INTEGER NOT NULL);
+    CREATE INDEX game_clusters_cluster ON game_clusters(cluster);
+    CREATE TABLE sums_clusters (cluster TEXT PRIMARY KEY);
+    CREATE TABLE sums_bots (
+        bot TEXT PRIMARY KEY, games INTEGER NOT NULL, wins INTEGER NOT NULL,
+        shared_wins INTEGER NOT NULL, place_sum INTEGER NOT NULL, score_sum REAL NOT NULL);
+    CREATE TABLE sums_pairs (
+        a TEXT NOT NULL, b TEXT NOT NULL, together INTEGER NOT NULL, a_ahead INTEGER NOT NULL,
+        b_ahead INTEGER NOT NULL, PRIMARY KEY (a, b));
+    CREATE TABLE sums_faults (
+        bot TEXT NOT NULL, label TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (bot, label));
+    CREATE TABLE sums_shapes (
+        shape TEXT PRIMARY KEY, clusters INTEGER NOT NULL, sw BLOB NOT NULL,
+        sww BLOB NOT NULL);
+    CREATE TABLE sums_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -100,6 +136,8 @@ def migrate(con: sqlite3.Connection) -> None:
             for statement in MIGRATIONS[number].split(";"):
                 if statement.strip():
                     con.execute(statement)
+            if number + 1 in BACKFILLS:
+                BACKFILLS[number + 1](con)
             con.execute("DELETE FROM schema_version")
             con.execute("INSERT INTO schema_version VALUES (?)", (number + 1,))
             con.execute("COMMIT")
@@ -179,19 +217,142 @@ def games_played(con: sqlite3.Connection) -> dict[int, int]:
 
 def record_games(con: sqlite3.Connection, records: Iterable[Mapping[str, Any]]) -> int:
     """Insert journalled games not yet in the database (a game is keyed by its index, so
-    recording one twice is a no-op); how many were new."""
+    recording one twice is a no-op); how many were new. A duplicate group made whole by
+    them is added to the report's sums in the same transaction (``leaderboards.sums``)."""
     ids = {b.label: b.id for b in bots(con)}
     new = 0
+    touched: dict[str, int] = {}
     with con:
         con.execute("BEGIN IMMEDIATE")
         for rec in records:
-            cur = con.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?)",
-                              (rec["game"], json.dumps(rec), time.time()))
-            if cur.rowcount:
+            if _insert_game(con, rec, ids, json.dumps(rec)):
                 new += 1
-                con.executemany("INSERT INTO game_seats VALUES (?, ?, ?)",
-                                [(rec["game"], s, ids[n]) for s, n in enumerate(rec["seats"])])
+                touched[cluster_key(rec)] = cluster_size(rec)
+        for cluster, size in touched.items():
+            _count_if_complete(con, cluster, size)
     return new
+
+
+def _insert_game(con: sqlite3.Connection, rec: Mapping[str, Any], ids: Mapping[str, int],
+                 text: str) -> bool:
+    cur = con.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?)",
+                      (rec["game"], text, time.time()))
+    if not cur.rowcount:
+        return False
+    con.executemany("INSERT INTO game_seats VALUES (?, ?, ?)",
+                    [(rec["game"], s, ids[n]) for s, n in enumerate(rec["seats"])])
+    _note_cluster(con, rec)
+    return True
+
+
+def _note_cluster(con: sqlite3.Connection, rec: Mapping[str, Any]) -> None:
+    con.execute("INSERT INTO game_clusters VALUES (?, ?, ?)",
+                (rec["game"], cluster_key(rec), cluster_size(rec)))
+
+
+def _count_if_complete(con: sqlite3.Connection, cluster: str, size: int) -> None:
+    """Add the cluster to the sums if all its games are in and it is not counted yet."""
+    have = con.execute("SELECT COUNT(*) FROM game_clusters WHERE cluster = ?",
+                       (cluster,)).fetchone()[0]
+    if have < size or not con.execute("INSERT OR IGNORE INTO sums_clusters VALUES (?)",
+                                      (cluster,)).rowcount:
+        return
+    records = [json.loads(r) for (r,) in con.execute(
+        "SELECT g.record FROM games g JOIN game_clusters c ON c.game = g.game "
+        "WHERE c.cluster = ? ORDER BY g.game", (cluster,))]
+    _add_sums(con, group_sums(records))
+
+
+def _add_sums(con: sqlite3.Connection, group: GroupSums) -> None:
+    meta = dict(con.execute("SELECT key, value FROM sums_meta"))
+    settings = check_settings(json.loads(meta["settings"]) if "settings" in meta else None,
+                              group)
+    records = int(meta.get("records", 0)) + group.records
+    digest = (int(meta.get("digest", "0"), 16) + group.digest) % DIGEST_MOD
+    con.executemany("INSERT OR REPLACE INTO sums_meta VALUES (?, ?)",
+                    [("settings", json.dumps(settings)), ("records", str(records)),
+                     ("digest", f"{digest:x}")])
+    con.executemany(
+        "INSERT INTO sums_bots VALUES (?,?,?,?,?,?) ON CONFLICT (bot) DO UPDATE SET "
+        "games = games + excluded.games, wins = wins + excluded.wins, shared_wins = "
+        "shared_wins + excluded.shared_wins, place_sum = place_sum + excluded.place_sum, "
+        "score_sum = score_sum + excluded.score_sum",
+        [(bot, s.games, s.wins, s.shared_wins, s.place_sum, s.score_sum)
+         for bot, s in group.bots.items()])
+    con.executemany(
+        "INSERT INTO sums_pairs VALUES (?,?,?,?,?) ON CONFLICT (a, b) DO UPDATE SET "
+        "together = together + excluded.together, a_ahead = a_ahead + excluded.a_ahead, "
+        "b_ahead = b_ahead + excluded.b_ahead",
+        [(a, b, *counts) for (a, b), counts in group.ahead.items()])
+    con.executemany(
+        "INSERT INTO sums_faults VALUES (?,?,?) ON CONFLICT (bot, label) DO UPDATE SET "
+        "n = n + excluded.n", [(bot, label, n) for (bot, label), n in group.faults.items()])
+    shape = json.dumps([group.shape.bots, group.shape.together])
+    w = np.array(group.results)
+    row = con.execute("SELECT clusters, sw, sww FROM sums_shapes WHERE shape = ?",
+                      (shape,)).fetchone()
+    clusters, sw, sww = (0, 0.0, 0.0) if row is None else \
+        (row[0], np.frombuffer(row[1]), np.frombuffer(row[2]))
+    con.execute("INSERT OR REPLACE INTO sums_shapes VALUES (?,?,?,?)",
+                (shape, clusters + 1, (sw + w).tobytes(), (sww + np.outer(w, w).ravel()).tobytes()))
+
+
+def report_sums(con: sqlite3.Connection) -> tuple[Sums, int]:
+    """The report's sums as recorded, and the games recorded in all (those of groups not
+    yet whole included)."""
+    meta = dict(con.execute("SELECT key, value FROM sums_meta"))
+    sums = Sums(
+        bots={r[0]: BotSums(*r[1:]) for r in con.execute("SELECT * FROM sums_bots")},
+        ahead={(r[0], r[1]): (r[2], r[3], r[4]) for r in con.execute(
+            "SELECT * FROM sums_pairs")},
+        faults={(r[0], r[1]): r[2] for r in con.execute("SELECT * FROM sums_faults")},
+        settings=json.loads(meta["settings"]) if "settings" in meta else None,
+        records=int(meta.get("records", 0)), digest=int(meta.get("digest", "0"), 16))
+    for shape, clusters, sw, sww in con.execute("SELECT * FROM sums_shapes"):
+        bots_, together = json.loads(shape)
+        d = len(together)
+        sums.shapes[Shape(tuple(bots_), tuple(together))] = ShapeSums(
+            clusters, np.frombuffer(sw), np.frombuffer(sww).reshape(d, d))
+    recorded = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    return sums, recorded
+
+
+def unfinished_records(con: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The records of the duplicate groups not yet whole (a stop cut them short)."""
+    return [json.loads(r) for (r,) in con.execute(
+        "SELECT g.record FROM games g JOIN game_clusters c ON c.game = g.game "
+        "WHERE c.cluster NOT IN (SELECT cluster FROM sums_clusters) ORDER BY g.game")]
+
+
+SUMS_TABLES = ("game_clusters", "sums_clusters", "sums_bots", "sums_pairs", "sums_faults",
+               "sums_shapes", "sums_meta")
+
+
+def rebuild_sums(con: sqlite3.Connection) -> None:
+    """The sums made again from the games recorded (one transaction): they are kept in
+    the transaction that records each game, so this is only for a database changed by
+    other means."""
+    with con:
+        con.execute("BEGIN IMMEDIATE")
+        for table in SUMS_TABLES:
+            con.execute(f"DELETE FROM {table}")  # noqa: S608 - our own table names
+        _backfill_sums(con)
+
+
+def _backfill_sums(con: sqlite3.Connection) -> None:
+    """The sums of every game recorded, into empty sums tables (schema 3's migration,
+    ``rebuild_sums``)."""
+    sizes: dict[str, int] = {}
+    for (text,) in con.execute("SELECT record FROM games ORDER BY game").fetchall():
+        rec = json.loads(text)
+        _note_cluster(con, rec)
+        sizes[cluster_key(rec)] = cluster_size(rec)
+    for cluster, size in sizes.items():
+        _count_if_complete(con, cluster, size)
+
+
+# Python steps of a migration, by the schema version they complete (after its SQL).
+BACKFILLS = {3: _backfill_sums}
 
 
 def game_records(con: sqlite3.Connection) -> list[dict[str, Any]]:
@@ -234,3 +395,4 @@ def rating_history(con: sqlite3.Connection, bot_id: int) -> list[RatingPoint]:
     return [RatingPoint(*r) for r in con.execute(
         "SELECT fit_games, elo, lo, hi, games, refitted_at FROM rating_history "
         "WHERE bot_id = ? ORDER BY fit_games", (bot_id,))]
+
