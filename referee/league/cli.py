@@ -23,6 +23,7 @@ from referee.deals import new_run_seed, new_secret, private_run_dir, store_secre
 from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
 from referee.games import DEFAULT_GAME
 from referee.league import db
+from referee.league.play import RUNNER_GAMES
 from referee.process import BotFileError, BotLimits
 from referee.sandbox import SandboxError, resolve
 
@@ -154,16 +155,24 @@ def serve(
              "tests.")] = 0,
     refit_every: Annotated[str, typer.Option(
         help="Refit the ratings at most this often while games come in.")] = "5s",
+    runner_games: Annotated[int, typer.Option(
+        help="Games one runner schedules before a fresh one takes over (its bots' log "
+             "files start anew).")] = RUNNER_GAMES,
 ) -> None:
     """Play the league's games continuously and serve its live leaderboard."""
     import uvicorn
+    from threadpoolctl import threadpool_limits
 
     from referee.league.play import League, PlayOptions
     from referee.league.web import create_app
 
+    # The refits' linear algebra on one thread: BLAS threads spin-waiting on the cores
+    # the bots play on slow both (measured: a 200-bot fit 20 times slower).
+    threadpool_limits(limits=1)
     _open(league).close()
-    if workers < 1 or once_games < 0:
-        raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
+    if workers < 1 or once_games < 0 or runner_games < 1:
+        raise _fail(EXIT_USAGE, "--workers and --runner-games must be at least 1, "
+                                "--once-games at least 0")
     try:
         refit_s = parse_duration(refit_every) / 1000
         if refit_s <= 0:
@@ -172,7 +181,7 @@ def serve(
         raise _fail(EXIT_USAGE, f"--refit-every: {exc}") from None
     try:
         loop = League(league, PlayOptions(workers=workers, once_games=once_games,
-                                          refit_s=refit_s),
+                                          refit_s=refit_s, runner_games=runner_games),
                       warn=lambda m: typer.echo(inert.terminal(m), err=True))
     except db.LeagueError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None

@@ -80,8 +80,8 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE sums_faults (
         bot TEXT NOT NULL, label TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (bot, label));
     CREATE TABLE sums_shapes (
-        shape TEXT PRIMARY KEY, clusters INTEGER NOT NULL, sw BLOB NOT NULL,
-        sww BLOB NOT NULL);
+        bots TEXT NOT NULL, together TEXT NOT NULL, clusters INTEGER NOT NULL,
+        sw BLOB NOT NULL, sww BLOB NOT NULL, PRIMARY KEY (bots, together));
     CREATE TABLE sums_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     """,
 )
@@ -287,14 +287,17 @@ def _add_sums(con: sqlite3.Connection, group: GroupSums) -> None:
     con.executemany(
         "INSERT INTO sums_faults VALUES (?,?,?) ON CONFLICT (bot, label) DO UPDATE SET "
         "n = n + excluded.n", [(bot, label, n) for (bot, label), n in group.faults.items()])
-    shape = json.dumps([group.shape.bots, group.shape.together])
+    # A shape as text: its bots' labels (no spaces: identifiers and dots) and its games
+    # per pair, split faster than JSON is parsed when the report loads them all.
+    shape = (" ".join(group.shape.bots), ",".join(map(str, group.shape.together)))
     w = np.array(group.results)
-    row = con.execute("SELECT clusters, sw, sww FROM sums_shapes WHERE shape = ?",
-                      (shape,)).fetchone()
+    row = con.execute("SELECT clusters, sw, sww FROM sums_shapes WHERE bots = ? AND "
+                      "together = ?", shape).fetchone()
     clusters, sw, sww = (0, 0.0, 0.0) if row is None else \
         (row[0], np.frombuffer(row[1]), np.frombuffer(row[2]))
-    con.execute("INSERT OR REPLACE INTO sums_shapes VALUES (?,?,?,?)",
-                (shape, clusters + 1, (sw + w).tobytes(), (sww + np.outer(w, w).ravel()).tobytes()))
+    con.execute("INSERT OR REPLACE INTO sums_shapes VALUES (?,?,?,?,?)",
+                (*shape, clusters + 1, (sw + w).tobytes(),
+                 (sww + np.outer(w, w).ravel()).tobytes()))
 
 
 def report_sums(con: sqlite3.Connection) -> tuple[Sums, int]:
@@ -308,11 +311,10 @@ def report_sums(con: sqlite3.Connection) -> tuple[Sums, int]:
         faults={(r[0], r[1]): r[2] for r in con.execute("SELECT * FROM sums_faults")},
         settings=json.loads(meta["settings"]) if "settings" in meta else None,
         records=int(meta.get("records", 0)), digest=int(meta.get("digest", "0"), 16))
-    for shape, clusters, sw, sww in con.execute("SELECT * FROM sums_shapes"):
-        bots_, together = json.loads(shape)
-        d = len(together)
-        sums.shapes[Shape(tuple(bots_), tuple(together))] = ShapeSums(
-            clusters, np.frombuffer(sw), np.frombuffer(sww).reshape(d, d))
+    for labels, together, clusters, sw, sww in con.execute("SELECT * FROM sums_shapes"):
+        games = tuple(map(int, together.split(",")))
+        sums.shapes[Shape(tuple(labels.split(" ")), games)] = ShapeSums(
+            clusters, np.frombuffer(sw), np.frombuffer(sww).reshape(len(games), len(games)))
     recorded = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     return sums, recorded
 
