@@ -31,7 +31,7 @@ from referee.league.matchmaker import (
     NotEnoughBots,
     unfinished_groups,
 )
-from referee.league.play import current_report
+from referee.league.play import League, PlayOptions, current_report
 from referee.league.submit import MAX_BOT_BYTES
 from referee.verify import verify_run
 
@@ -303,6 +303,29 @@ def test_unfinished_groups_are_completed_on_their_deal() -> None:
     games = unfinished_groups(records, index, first_game=4)
     assert [(g.index, g.seating, g.seed, g.group, g.group_size) for g in games] == [
         (4, (2, 1, 3, 0), 6, 2, 4), (5, (1, 3, 0, 2), 6, 2, 4)]  # the missing rotations
+
+
+def test_one_runner_plays_on_while_the_pool_is_unchanged(tmp_path: Path) -> None:
+    """The matchmaker's groups are played by one runner, asked for as it goes; a runner
+    that has scheduled ``runner_games`` hands over to a fresh one; every group whole."""
+    home = tmp_path / "L"
+    assert referee("league", "init", home, "--move-time", "3s").returncode == 0
+    token = referee("league", "add-author", home, "carol").stdout.strip()
+    for bot in (CALLER, RANDOM):
+        assert referee("league", "add-bot", home, bot, "--token", token).returncode == 0
+    loop = League(home, PlayOptions(workers=2, once_games=10, refit_s=0.2))
+    loop.run()
+    assert loop.error is None and loop.runners == 1 and loop.played >= 10
+    loop = League(home, PlayOptions(workers=1, once_games=6, runner_games=2))
+    loop.run()
+    assert loop.runners >= 3 and loop.played >= 6
+    records = read_games(home / "run")
+    assert Counter(r["group"] for r in records) == {r["group"]: 2 for r in records}
+    con = db.connect(home)
+    ratings = dict(con.execute("SELECT b.label, r.games FROM ratings r JOIN bots b "
+                               "ON b.id = r.bot_id"))
+    con.close()
+    assert ratings == {"carol.caller.v1": len(records), "carol.random_bot.v1": len(records)}
 
 
 def test_schema_is_versioned_and_a_newer_one_refused(tmp_path: Path) -> None:

@@ -40,7 +40,9 @@ from referee.schedule import ScheduledGame
 LOCK_FILE = "serve.lock"
 IDLE_S = 1.0  # wait between looks at the pool while it is too small for a table
 REFIT_S = 5.0  # the ratings are refitted at most this often (while games come in)
-RUNNER_GAMES = 2000  # games one runner schedules before a fresh one takes over
+# Games one runner schedules before a fresh one takes over: its processes' log files
+# (one per process started: a process never plays a deal twice) start anew.
+RUNNER_GAMES = 200
 SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults")
 
 
