@@ -131,6 +131,20 @@ def test_init_refuses_a_used_directory(league: tuple[Path, str]) -> None:
     assert done.returncode == 2 and "not empty" in done.stderr
 
 
+def test_init_takes_runs_limits(tmp_path: Path) -> None:
+    done = referee("league", "init", tmp_path / "L", "--limit-memory", "512M",
+                   "--limit-files", "64", "--log-cap", "64K", "--limit-disk", "16M")
+    assert done.returncode == 0, done.stderr
+    con = db.connect(tmp_path / "L")
+    limits = db.get_settings(con)["limits"]
+    con.close()
+    assert (limits["memory_mb"], limits["files"], limits["log_bytes"], limits["disk_mb"]) \
+        == (512, 64, 64 << 10, 16)
+    done = referee("league", "init", tmp_path / "M", "--limit-memory", "512")
+    assert done.returncode == 2 and "give a unit" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "M").exists()
+
+
 def test_authors_tokens_and_a_broken_bot(league: tuple[Path, str]) -> None:
     home, token = league
     con = sqlite3.connect(home / "league.db")

@@ -18,13 +18,24 @@ from typing import Annotated
 import typer
 
 from leaderboards import inert
-from referee.config import ConfigError, memory_limit_mb, parse_duration, parse_size
+from referee.config import ConfigError, parse_duration
 from referee.deals import new_run_seed, new_secret, private_run_dir, store_secret
 from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
 from referee.games import DEFAULT_GAME
 from referee.league import db
 from referee.league.play import RUNNER_GAMES
-from referee.process import BotFileError, BotLimits
+from referee.limitopts import (
+    CoresOpt,
+    CpuOpt,
+    DiskOpt,
+    FilesOpt,
+    LogCapOpt,
+    MemoryOpt,
+    ProcsOpt,
+    RunAsOpt,
+)
+from referee.process import BotFileError
+from referee.runsetup import make_limits
 from referee.sandbox import SandboxError, resolve
 
 EXIT_REFUSED, EXIT_USAGE, EXIT_STORAGE = 1, 2, 4
@@ -61,8 +72,17 @@ def init(
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
     sandbox: Annotated[str, typer.Option(help="auto, bwrap or none (as `run`).")] = "auto",
     name: Annotated[str | None, typer.Option(help="The league's title.")] = None,
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
+    run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
 ) -> None:
-    """Make a league directory: its database, run directory and deal secret."""
+    """Make a league directory: its database, run directory and deal secret. The limits
+    are `run`'s, for every check and game of the league."""
     if league.exists() and any(league.iterdir()):
         raise _fail(EXIT_USAGE, f"{league} exists and is not empty: give a new directory")
     try:
@@ -74,12 +94,14 @@ def init(
         if max_faults < 1:
             raise ConfigError("--max-faults must be at least 1")
         confined = resolve(sandbox)[0]
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as, limit_disk, limit_cores)
         settings = {
             "name": name or league.name, "game": kind.name, "params": kind.params,
             "players": seats, "move_ms": parse_duration(move_time),
             "bank_ms": parse_duration(time_bank), "max_faults": max_faults,
             "start_timeout_ms": parse_duration(start_timeout), "sandbox": confined,
-            "limits": asdict(_limits()), "seed": new_run_seed()}
+            "limits": asdict(limits), "seed": new_run_seed()}
     except (ConfigError, SandboxError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
     try:
@@ -93,12 +115,6 @@ def init(
     except OSError as exc:
         raise _fail(EXIT_STORAGE, f"cannot make {league}: {exc.strerror or exc}") from None
     typer.echo(f"league {league}: {kind.name}, {seats} players a table, sandbox {confined}")
-
-
-def _limits() -> BotLimits:
-    """The limits `run` applies by default (its --limit-* options' defaults)."""
-    return BotLimits(memory_mb=memory_limit_mb("2G"), files=256, log_bytes=parse_size("1M"),
-                     disk_mb=parse_size("64M") >> 20)
 
 
 @app.command("add-author")
