@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from referee.journal import read_games
-from referee.league import db
+from referee.league import db, sumstore
 from referee.league.matchmaker import (
     BotState,
     Matchmaker,
@@ -218,7 +218,7 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
         con.execute("DELETE FROM game_seats WHERE game = ?", (recorded[-1],))
         con.execute("DELETE FROM game_clusters WHERE game = ?", (recorded[-1],))
         con.execute("DELETE FROM games WHERE game = ?", (recorded[-1],))
-    db.rebuild_sums(con)  # as they were before that game
+    sumstore.rebuild_sums(con)  # as they were before that game
     con.close()
     done = subprocess.run([REFEREE, "league", "serve", str(home), "--port",
                            str(free_port()), "--once-games", "2"],

@@ -14,7 +14,7 @@ import pytest
 
 from leaderboards.report import Report, build_report
 from leaderboards.sums import record_digest, report_from_sums, set_digest, sums_of
-from referee.league import db
+from referee.league import db, sumstore
 from referee.league.play import current_report, refit
 from referee.schedule import table_seatings
 
@@ -107,7 +107,7 @@ def test_the_database_keeps_the_sums_as_games_come(tmp_path: Path) -> None:
     assert elos == pytest.approx({r.bot: r.elo for r in expected.rows})
 
     # A league made before the sums (schema 2): its games are summed when it is opened.
-    for table in db.SUMS_TABLES:
+    for table in sumstore.SUMS_TABLES:
         con.execute(f"DROP TABLE {table}")
     con.execute("UPDATE schema_version SET version = 2")
     con.close()
@@ -120,11 +120,11 @@ def test_an_unfinished_group_waits(tmp_path: Path) -> None:
     records = league_records(4, 3, 2, 3)
     con = a_league(tmp_path, 2, 4)
     db.record_games(con, records[:3])  # the second group is one game short
-    assert [r["game"] for r in db.unfinished_records(con)] == [2]
+    assert [r["game"] for r in sumstore.unfinished_records(con)] == [2]
     report = current_report(con)
     assert report is not None and (report.n_games, report.n_left_out) == (2, 1)
     db.record_games(con, records[3:])
-    assert db.unfinished_records(con) == []
+    assert sumstore.unfinished_records(con) == []
     assert_same(build_report(records, {**SETTINGS, "players": 2, "params": None}),
                 current_report(con))
     con.close()

@@ -30,7 +30,7 @@ from leaderboards.sums import report_from_sums
 from referee.config import RunConfig
 from referee.deals import load_secret
 from referee.journal import read_games, repair_journal
-from referee.league import db
+from referee.league import db, sumstore
 from referee.league.matchmaker import BotState, Matchmaker, unfinished_groups
 from referee.process import BotLimits, bot_spec
 from referee.rundir import GAMES_FILE
@@ -76,7 +76,7 @@ def current_report(con: sqlite3.Connection) -> Report | None:
     have no game yet listed unrated; None before the first game. Fitted from the sums
     the database keeps (``leaderboards.sums``): its cost grows with the bots and the
     tables they met at, not with the games. ReportError while no group is whole."""
-    sums, recorded = db.report_sums(con)
+    sums, recorded = sumstore.report_sums(con)
     if not recorded:
         return None
     return report_from_sums(sums, report_settings(db.get_settings(con)), recorded,
@@ -179,7 +179,7 @@ class League:
             self.states = bot_states(refit(self.con))
             rater.start()
             positions = {b.label: i for i, b in enumerate(db.bots(self.con))}
-            short = unfinished_groups(db.unfinished_records(self.con), positions,
+            short = unfinished_groups(sumstore.unfinished_records(self.con), positions,
                                       db.next_game(self.con))
             if short:
                 self._play(short)
