@@ -119,7 +119,9 @@ def test_the_database_keeps_the_sums_as_games_come(tmp_path: Path) -> None:
 def test_an_unfinished_group_waits(tmp_path: Path) -> None:
     records = league_records(4, 3, 2, 3)
     con = a_league(tmp_path, 2, 4)
-    db.record_games(con, records[:3])  # the second group is one game short
+    db.record_games(con, records[:1])
+    assert current_report(con) is None  # no group whole yet
+    db.record_games(con, records[1:3])  # the second group is one game short
     assert [r["game"] for r in sumstore.unfinished_records(con)] == [2]
     report = current_report(con)
     assert report is not None and (report.n_games, report.n_left_out) == (2, 1)

@@ -73,11 +73,11 @@ def report_settings(settings: dict[str, Any]) -> dict[str, Any]:
 def current_report(con: sqlite3.Connection) -> Report | None:
     """The leaderboard of every recorded game (the same Bradley-Terry fit as ``rate``;
     records of unfinished duplicate groups are left out, as there), active bots that
-    have no game yet listed unrated; None before the first game. Fitted from the sums
-    the database keeps (``leaderboards.sums``): its cost grows with the bots and the
-    tables they met at, not with the games. ReportError while no group is whole."""
+    have no game yet listed unrated; None until a duplicate group is whole. Fitted from
+    the sums the database keeps (``leaderboards.sums``): its cost grows with the bots and
+    the tables they met at, not with the games."""
     sums, recorded = sumstore.report_sums(con)
-    if not recorded:
+    if not sums.records:
         return None
     return report_from_sums(sums, report_settings(db.get_settings(con)), recorded,
                             bots=[b.label for b in db.bots(con, active_only=True)])
@@ -86,10 +86,7 @@ def current_report(con: sqlite3.Connection) -> Report | None:
 def refit(con: sqlite3.Connection) -> Report | None:
     """``current_report``'s ratings, stored in the ``ratings`` table and each bot's
     history; the report (None if there is none yet)."""
-    try:
-        report = current_report(con)
-    except ReportError:  # games recorded, but no duplicate group whole yet
-        return None
+    report = current_report(con)
     if report is None:
         return None
     db.store_ratings(con, [(r.bot, r.elo,
