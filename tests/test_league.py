@@ -258,6 +258,23 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
         or {"alice.caller.v2", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]}
 
 
+def test_serve_on_a_local_dask_cluster(league: tuple[Path, str]) -> None:
+    """``serve --cluster local:2``: the games are played on Dask workers and recorded as
+    those played in this process are."""
+    pytest.importorskip("distributed")
+    home, _ = league
+    before = len(journal_games(home))
+    done = subprocess.run([REFEREE, "league", "serve", str(home), "--port", str(free_port()),
+                           "--cluster", "local:2", "--once-games", "4"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    journalled = journal_games(home)
+    assert len(journalled) >= before + 4 and db_games(home) == sorted(journalled)
+    records = read_games(home / "run")
+    assert Counter(r["group"] for r in records) == {r["group"]: r["group_size"]
+                                                    for r in records}
+
+
 def seats_per_bot(maker: Matchmaker, bots: dict[int, BotState], tables: int) -> Counter:
     """Seats each bot took, and (as pairs of ids) how often each pair met, at
     ``tables`` tables."""

@@ -174,6 +174,14 @@ def serve(
     runner_games: Annotated[int, typer.Option(
         help="Games one runner schedules before a fresh one takes over (its bots' log "
              "files start anew).")] = RUNNER_GAMES,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on a Dask cluster, as `run --cluster`: its scheduler's "
+             "address, or local:N; --workers is then the games at once on each worker "
+             "(docs/cluster.md).")] = None,
+    cluster_wait: Annotated[str, typer.Option(
+        help="As `run --cluster-wait`.")] = "10m",
+    cluster_insecure: Annotated[bool, typer.Option(
+        help="As `run --cluster-insecure`.")] = False,
 ) -> None:
     """Play the league's games continuously and serve its live leaderboard."""
     import uvicorn
@@ -201,6 +209,8 @@ def serve(
                       warn=lambda m: typer.echo(inert.terminal(m), err=True))
     except db.LeagueError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
+    if cluster is not None:
+        loop.cluster = _join(league, cluster, cluster_wait, cluster_insecure)
     server = uvicorn.Server(uvicorn.Config(create_app(league), host=host, port=port,
                                            log_level="warning", lifespan="off"))
 
@@ -221,9 +231,28 @@ def serve(
     finally:
         loop.stop()
         thread.join()
+        if loop.cluster is not None:
+            loop.cluster.close()
     if loop.error is not None:
         raise _fail(EXIT_STORAGE, f"the league stopped: {loop.error}")
     typer.echo(f"stopped after {loop.played} games")
+
+
+def _join(league: Path, address: str, wait: str, insecure: bool):  # noqa: ANN202 - Cluster
+    """The Dask cluster of ``--cluster``, connected once it has a worker; exit 2 if it
+    cannot be used."""
+    from referee.clusterconnect import ClusterError, connect
+
+    con = _open(league)
+    try:
+        trusted = db.get_settings(con)["sandbox"] == "none"
+    finally:
+        con.close()
+    try:
+        return connect(address, parse_duration(wait) / 1000, insecure, trusted=trusted,
+                       note=lambda m: typer.echo(inert.terminal(m), err=True))
+    except (ClusterError, ConfigError) as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
 
 
 @app.command()

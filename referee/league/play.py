@@ -27,6 +27,7 @@ from typing import Any
 
 from leaderboards.report import Report, ReportError
 from leaderboards.sums import report_from_sums
+from referee.clusterconnect import Cluster
 from referee.config import RunConfig
 from referee.deals import load_secret
 from referee.journal import read_games, repair_journal
@@ -48,7 +49,7 @@ SETTINGS_KEYS = ("game", "params", "players", "move_ms", "bank_ms", "max_faults"
 
 @dataclass(frozen=True)
 class PlayOptions:
-    workers: int = 1  # tables at once (games in play), in this process's runner
+    workers: int = 1  # tables at once (games in play): in this process, or per Dask worker
     once_games: int = 0  # start no group once this many games are recorded (0: never)
     refit_s: float = REFIT_S  # the ratings are refitted at most this often
     runner_games: int = RUNNER_GAMES  # games one runner schedules before a fresh one
@@ -145,8 +146,10 @@ class League:
     in, and once more at the end."""
 
     def __init__(self, league: Path, options: PlayOptions,
-                 warn: Callable[[str], None] | None = None):
-        self.league, self.options, self.warn = league, options, warn
+                 warn: Callable[[str], None] | None = None, cluster: Cluster | None = None):
+        """``cluster``: play the games on that Dask cluster's workers (``--cluster``, as
+        ``run``'s: ``referee.cluster``) instead of in this process."""
+        self.league, self.options, self.warn, self.cluster = league, options, warn, cluster
         self._lock = _lock_league(league)
         self.con = db.connect(league)
         self.played = 0  # games recorded in this session
@@ -206,8 +209,14 @@ class League:
         else:
             games, most = fixed, len(fixed)
         self.runners += 1
-        Runner(run_config(self.con, self.league, most, self.options.workers),
-               progress=self._recorded, schedule=games, warn=self.warn).run()
+        config = run_config(self.con, self.league, most, self.options.workers)
+        if self.cluster is None:
+            Runner(config, progress=self._recorded, schedule=games, warn=self.warn).run()
+        else:
+            from referee.cluster import ClusterPool  # dask: imported for a cluster only
+
+            ClusterPool(config, self.cluster, progress=self._recorded, schedule=games,
+                        warn=self.warn).run()
         return True
 
     def _schedule(self, everyone: list[db.BotRow]) -> Iterator[ScheduledGame]:
