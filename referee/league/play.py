@@ -186,6 +186,8 @@ class League:
             while not self._stop.is_set():
                 if not self._play(None):
                     self._stop.wait(IDLE_S)
+            self._done.set()  # the last refit is this one, of every game recorded
+            rater.join()
             self.states = bot_states(refit(self.con))
         except BaseException as exc:
             self.error = exc
