@@ -71,7 +71,8 @@ BUNDLED = ROOT / "bots" / "polish_poker"
 TARGET_CI = 50.0  # Elo: the newcomer's interval half-width to reach
 CLIENTS = 50
 PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
-SETTINGS = {"game": "polish-poker", "players": 2, "params": None, "move_ms": 1000,
+PARAMS = {"ruleset": "official"}  # polish-poker's default, as its records carry it
+SETTINGS = {"game": "polish-poker", "players": 2, "params": PARAMS, "move_ms": 1000,
             "bank_ms": 5000, "max_faults": 3}
 
 
@@ -93,9 +94,10 @@ def bot_source(i: int) -> tuple[str, bytes]:
     return f"stat{i}", (text + f"# copy {i}\n").encode()
 
 
-def register(league: Path, n: int) -> None:
+def register(league: Path, n: int, settled: int) -> None:
     """``n`` bots of the author ``bench``, stored as ``submit`` stores them, without
-    their checks (the bundled bots pass theirs)."""
+    their checks (the bundled bots pass theirs); and ``settled`` synthetic games among
+    them in the database only (not the journal), so that the field has ratings."""
     con = db.connect(league)
     try:
         author, _ = db.author_of(con, db.add_author(con, "bench"))
@@ -107,6 +109,9 @@ def register(league: Path, n: int) -> None:
             (home / f"{name}.py").write_bytes(data)
             (home / f"{name}.py").chmod(0o444)
             db.add_bot(con, author, "bench", name, home / f"{name}.py", digest)
+        records = list(synthetic([b.label for b in db.bots(con)], settled, 2))
+        for at in range(0, len(records), 1000):
+            db.record_games(con, records[at:at + 1000])
     finally:
         con.close()
 
@@ -225,10 +230,10 @@ def newcomer_ci(port: int, bot: str) -> float | None:
 
 
 def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: float,
-         runner_games: int | None) -> dict[str, Any]:
+         runner_games: int | None, settled: int) -> dict[str, Any]:
     league = tmp / label
     referee("league", "init", league, "--move-time", "1s", "--sandbox", "auto")
-    register(league, bots)
+    register(league, bots, settled)
     token = referee("league", "add-author", league, "newbie")
     port = free_port()
     extra = () if runner_games is None else ("--runner-games", str(runner_games))
@@ -238,6 +243,7 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
                               start_new_session=True)
     start = time.monotonic()
     first = None
+    at_start = games_in(league)
     peak_tree = 0
     newcomer: str | None = None
     uploaded = reached = None
@@ -249,7 +255,7 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
         while time.monotonic() < start + seconds and server.poll() is None:
             now = time.monotonic()
             peak_tree = max(peak_tree, rss_tree(server.pid))
-            if first is None and games_in(league):
+            if first is None and games_in(league) > at_start:
                 first = now
             if newcomer is None and now >= upload_at:
                 uploaded = time.monotonic()
@@ -264,7 +270,7 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
                 continue
             time.sleep(1.0)
         peak_server = peak_rss_kb(server.pid)
-        games = games_in(league)
+        games = games_in(league) - at_start
         end = time.monotonic()
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -291,11 +297,11 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
 # --------------------------------------------------------------------------- the refit
 
 
-def synthetic(bots: int, games: int, seed: int) -> Iterator[dict[str, Any]]:
+def synthetic(names: list[str], games: int, seed: int) -> Iterator[dict[str, Any]]:
     """A league's records: duplicate pairs of random bots, the better finishing first
-    more often (strengths from a normal law, logistic noise)."""
+    more often (strengths from a normal law, normal noise)."""
     rng = random.Random(seed)
-    names = [f"bench.b{i}.v1" for i in range(bots)]
+    bots = len(names)
     skill = [rng.gauss(0, 1) for _ in names]
     number = 0
     while number < games:
@@ -305,7 +311,7 @@ def synthetic(bots: int, games: int, seed: int) -> Iterator[dict[str, Any]]:
         for seats in ((i, j), (j, i)):
             ahead = skill[seats[0]] - skill[seats[1]] + rng.gauss(0, 1.5) > 0
             yield {"schema_version": 2, "game": number, "game_type": "polish-poker",
-                   "players": 2, "seats": [names[s] for s in seats],
+                   "params": PARAMS, "players": 2, "seats": [names[s] for s in seats],
                    "places": [1, 2] if ahead else [2, 1], "faults": [], "group": group,
                    "group_size": 2, "seed": deal}
             number += 1
@@ -321,7 +327,7 @@ def refit_at(tmp: Path, bots: int, games: int, rate_up_to: int) -> dict[str, Any
         db.add_bot(con, author, "bench", f"b{i}", home / "none.py", "0" * 64)
     t = time.perf_counter()
     chunk: list[dict[str, Any]] = []
-    for rec in synthetic(bots, games, 1):
+    for rec in synthetic([f"bench.b{i}.v1" for i in range(bots)], games, 1):
         chunk.append(rec)
         if len(chunk) == 1000:
             db.record_games(con, chunk)
@@ -334,7 +340,7 @@ def refit_at(tmp: Path, bots: int, games: int, rate_up_to: int) -> dict[str, Any
     con.close()
     rate_s = None
     if games <= rate_up_to:
-        records = list(synthetic(bots, games, 1))
+        records = list(synthetic([f"bench.b{i}.v1" for i in range(bots)], games, 1))
         t = time.perf_counter()
         expected = build_report(records, SETTINGS)
         rate_s = time.perf_counter() - t
@@ -361,6 +367,9 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=20.0)
     parser.add_argument("--web-s", type=float, default=30.0,
                         help="seconds of 50 concurrent web clients, at the end")
+    parser.add_argument("--settled-games", type=int, default=40_000,
+                        help="synthetic games among the field before it starts, so that "
+                             "its ratings are settled (0: none)")
     parser.add_argument("--compare-runners", action="store_true",
                         help="also a league with one runner per batch (--runner-games 2W)")
     parser.add_argument("--refit-games", type=int, nargs="*", default=[100_000, 1_000_000])
@@ -373,13 +382,14 @@ def main() -> None:
         tmp = Path(name)
         if not args.refit_only:
             rows = [live(tmp, "across-groups", args.bots, args.workers, args.minutes * 60,
-                         args.web_s, None)]
+                         args.web_s, None, args.settled_games)]
             if args.compare_runners:
                 rows.append(live(tmp, "per-batch", args.bots, args.workers,
-                                 args.minutes * 60, args.web_s, 2 * args.workers))
+                                 args.minutes * 60, args.web_s, 2 * args.workers,
+                                 args.settled_games))
             print(f"\nlive: {args.bots} bots, --workers {args.workers}, "
-                  f"{args.minutes:g} min each, {CLIENTS} web clients for the last "
-                  f"{args.web_s:g} s")
+                  f"{args.minutes:g} min each, {args.settled_games} synthetic games "
+                  f"before, {CLIENTS} web clients for the last {args.web_s:g} s")
             head = ("runner", "games", "games/s", "games/s web", f"to +/-{TARGET_CI:g}",
                     "page p50", "page p99", "json p50", "json p99", "requests", "errors",
                     "server MB", "with bots MB")

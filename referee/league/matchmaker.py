@@ -2,12 +2,14 @@
 
 The rule (docs/league.md). Each active bot has a *need*: the half-width of its 95 %
 interval in Elo, at most ``NEW_NEED``; a bot with no interval yet (no game, too few, or
-a bound rather than an estimate) has ``NEW_NEED``. Its *weight* is its need, but at least
-``FLOOR`` times the pool's mean need, so that every active bot keeps playing. Seats are
-shared out in proportion to weight by credit (deficit round robin): before each table
-every active bot earns ``players * weight / total weight`` credit, every seat taken costs
-one, and the bot with the most credit opens the table. A new bot, or one whose interval
-is wide, thus plays more; a settled one less, but never none.
+a bound rather than an estimate) has ``NEW_NEED``. Its *weight* is its need to the fourth
+power (its variance squared: what one more game takes off its variance, the Fisher
+information of a game being about constant), but at least ``FLOOR`` times the pool's mean
+weight, so that every active bot keeps playing (at least a fifth of an even share).
+Seats are shared out in proportion to weight by credit (deficit round robin): before
+each table every active bot earns ``players * weight / total weight`` credit, every seat
+taken costs one, and the bot with the most credit opens the table. A new bot, or one
+whose interval is wide, thus plays more; a settled one less, but never none.
 
 The other seats go to the bots whose order against those already seated is most in
 doubt: a candidate is drawn (from the league's seeded generator) with probability in
@@ -33,7 +35,7 @@ from typing import Any
 from referee.schedule import ScheduledGame, game_seed, table_seatings
 
 NEW_NEED = 400.0  # Elo: the need of a bot with no interval yet, and the most any has
-FLOOR = 0.25  # of the mean need: the least weight any active bot has
+FLOOR = 0.25  # of the mean weight: the least weight any active bot has
 EPSILON = 0.05  # the doubt every pair keeps, however settled
 MIN_GAMES = 4  # games below which a bot's interval is not trusted yet
 _NORMAL = NormalDist()
@@ -82,8 +84,9 @@ class Matchmaker:
         """Each active bot's share of the seats, unnormalised (see the module)."""
         if not bots:
             return {}
-        mean = sum(s.need for s in bots.values()) / len(bots)
-        return {b: max(s.need, FLOOR * mean) for b, s in bots.items()}
+        raw = {b: s.need ** 4 for b, s in bots.items()}
+        floor = FLOOR * sum(raw.values()) / len(raw)
+        return {b: max(w, floor) for b, w in raw.items()}
 
     def table(self, bots: Mapping[int, BotState]) -> list[int]:
         """The next table's bot ids, its opener first. ``bots``: the active bots."""
