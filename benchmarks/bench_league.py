@@ -12,7 +12,9 @@ options (``statistician.py`` with its ``SAMPLES`` and ``CALL_BELOW`` set per cop
 file's ``referee check`` would take the first minutes), served by ``referee league serve
 --workers W`` as a subprocess. A quarter of the way in, a new author uploads a new
 statistician through ``POST /api/bots`` (its check included): the time from the upload
-to the moment ``/api/leaderboard`` shows it with a 95 % interval of +/-50 Elo or less.
+to the moment ``/api/leaderboard`` shows it with a 95 % interval of +/-50 Elo or less
+(and games enough to support one: over a few duplicate groups the clustered error can
+come out near 0, so at least ``(SUPPORTED / 50)^2``, 185 at 2 players).
 In the last ``--web-s`` seconds, 50 client threads ask for ``GET /`` and ``GET
 /api/leaderboard`` in turn, as fast as they are answered: latency p50 and p99 of each.
 Games per second from the first game to the end, and in the web window; the server's
@@ -42,6 +44,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import hashlib  # noqa: E402
 import json  # noqa: E402
+import math  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
@@ -62,6 +65,7 @@ from typing import Any  # noqa: E402
 
 from leaderboards.report import build_report  # noqa: E402
 from referee.league import db  # noqa: E402
+from referee.league.matchmaker import SUPPORTED  # noqa: E402
 from referee.league.play import current_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,10 +226,13 @@ def quantile(values: list[float], q: float) -> float:
 
 
 def newcomer_ci(port: int, bot: str) -> float | None:
+    """The newcomer's interval half-width, or the least its games support if that is
+    wider (``referee.league.matchmaker.SUPPORTED``: over a few groups the clustered
+    error can come out near 0); None while it has none."""
     doc = json.loads(get(f"http://127.0.0.1:{port}/api/leaderboard"))
     for row in (doc["leaderboard"] or {}).get("rows", []):
         if row["bot"] == bot and row["ci95"] is not None and row["bound"] is None:
-            return row["ci95"]
+            return max(row["ci95"], SUPPORTED / math.sqrt(row["games"]))
     return None
 
 

@@ -1,7 +1,8 @@
 """Who plays whom next in a league: games go where they tell most.
 
 The rule (docs/league.md). Each active bot has a *need*: the half-width of its 95 %
-interval in Elo, at most ``NEW_NEED``; a bot with no interval yet (no game, too few, or
+interval in Elo (but no less than its games can support: ``BotState.need``), at most
+``NEW_NEED``; a bot with no interval yet (no game, too few, or
 a bound rather than an estimate) has ``NEW_NEED``. Its *weight* is its need to the fourth
 power (its variance squared: what one more game takes off its variance, the Fisher
 information of a game being about constant), but at least ``FLOOR`` times the pool's mean
@@ -38,6 +39,9 @@ NEW_NEED = 400.0  # Elo: the need of a bot with no interval yet, and the most an
 FLOOR = 0.25  # of the mean weight: the least weight any active bot has
 EPSILON = 0.05  # the doubt every pair keeps, however settled
 MIN_GAMES = 4  # games below which a bot's interval is not trusted yet
+# The 95 % half-width (Elo) of a Bradley-Terry rating from one even comparison (se 2 in
+# nats); from n comparisons, this over sqrt(n).
+SUPPORTED = 1.96 * 2 * 400 / math.log(10)
 _NORMAL = NormalDist()
 
 
@@ -59,9 +63,14 @@ class BotState:
         return (self.elo is not None and self.se is not None and self.se > 0
                 and self.games >= MIN_GAMES)
 
-    @property
-    def need(self) -> float:
-        return min(NEW_NEED, 1.96 * self.se) if self.known and self.se else NEW_NEED
+    def need(self, players: int) -> float:
+        """The half-width of its interval (Elo), but never less than its games can
+        support (``SUPPORTED / sqrt(pairs)``): a sandwich error over a few duplicate
+        groups can come out near 0 (at the estimate a group's residuals cancel)."""
+        if not self.known or not self.se:
+            return NEW_NEED
+        supported = SUPPORTED / math.sqrt(self.games * (players - 1))
+        return min(NEW_NEED, max(1.96 * self.se, supported))
 
 
 def doubt(a: BotState, b: BotState) -> float:
@@ -84,7 +93,7 @@ class Matchmaker:
         """Each active bot's share of the seats, unnormalised (see the module)."""
         if not bots:
             return {}
-        raw = {b: s.need ** 4 for b, s in bots.items()}
+        raw = {b: s.need(self.players) ** 4 for b, s in bots.items()}
         floor = FLOOR * sum(raw.values()) / len(raw)
         return {b: max(w, floor) for b, w in raw.items()}
 
