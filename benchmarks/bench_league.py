@@ -225,14 +225,14 @@ def quantile(values: list[float], q: float) -> float:
         (values[0] if values else float("nan"))
 
 
-def newcomer_ci(port: int, bot: str) -> float | None:
+def newcomer_ci(port: int, bot: str) -> tuple[float, int] | None:
     """The newcomer's interval half-width, or the least its games support if that is
     wider (``referee.league.matchmaker.SUPPORTED``: over a few groups the clustered
-    error can come out near 0); None while it has none."""
+    error can come out near 0), and its games; None while it has no interval."""
     doc = json.loads(get(f"http://127.0.0.1:{port}/api/leaderboard"))
     for row in (doc["leaderboard"] or {}).get("rows", []):
         if row["bot"] == bot and row["ci95"] is not None and row["bound"] is None:
-            return max(row["ci95"], SUPPORTED / math.sqrt(row["games"]))
+            return max(row["ci95"], SUPPORTED / math.sqrt(row["games"])), row["games"]
     return None
 
 
@@ -254,6 +254,7 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
     peak_tree = 0
     newcomer: str | None = None
     uploaded = reached = None
+    last = (float("nan"), 0)  # the newcomer's latest half-width and games
     upload_at = start + seconds / 4
     web_at = start + seconds - web_s
     web: dict[str, list[float]] = {}
@@ -267,9 +268,10 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
             if newcomer is None and now >= upload_at:
                 uploaded = time.monotonic()
                 newcomer = upload(port, token, "fresh", bot_source(0)[1] + b"# fresh\n")
-            if newcomer and reached is None and (ci := newcomer_ci(port, newcomer)) \
-                    is not None and ci <= TARGET_CI:
-                reached = time.monotonic() - (uploaded or 0)
+            if newcomer and reached is None and (state := newcomer_ci(port, newcomer)):
+                last = state
+                if state[0] <= TARGET_CI:
+                    reached = time.monotonic() - (uploaded or 0)
             if not web and now >= web_at:
                 before, t0 = games_in(league), time.monotonic()
                 web = web_load(port, web_s)
@@ -290,7 +292,7 @@ def live(tmp: Path, label: str, bots: int, workers: int, seconds: float, web_s: 
     played = end - (first or end)
     return {"label": label, "bots": bots, "workers": workers, "games": games,
             "games_per_s": games / played if played else 0.0, "web_games_per_s": web_games,
-            "reach_s": reached, "newcomer": newcomer,
+            "reach_s": reached, "newcomer": newcomer, "last": last,
             "page_p50": quantile(web.get("/", []), 0.5),
             "page_p99": quantile(web.get("/", []), 0.99),
             "json_p50": quantile(web.get("/api/leaderboard", []), 0.5),
@@ -404,8 +406,9 @@ def main() -> None:
             for r in rows:
                 print(" | ".join((r["label"], str(r["games"]), fmt(r["games_per_s"]),
                                   fmt(r["web_games_per_s"]),
-                                  "not reached" if r["reach_s"] is None
-                                  else f"{r['reach_s']:.0f} s",
+                                  f"not reached (+/-{r['last'][0]:.0f} after "
+                                  f"{r['last'][1]} games)" if r["reach_s"] is None
+                                  else f"{r['reach_s']:.0f} s ({r['last'][1]} games)",
                                   *(f"{r[k] * 1000:.0f} ms" for k in
                                     ("page_p50", "page_p99", "json_p50", "json_p99")),
                                   str(r["requests"]), str(r["web_errors"]),
