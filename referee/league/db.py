@@ -74,6 +74,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+# Python steps of a migration, by the schema version they complete (after its SQL).
+BACKFILLS = {3: sumstore.backfill}
 
 
 class LeagueError(Exception):
@@ -198,11 +200,6 @@ def bots(con: sqlite3.Connection, active_only: bool = False) -> list[BotRow]:
     return [BotRow(r[0], r[1], r[2], r[3], r[4], Path(r[5]), r[6], bool(r[7])) for r in rows]
 
 
-def games_played(con: sqlite3.Connection) -> dict[int, int]:
-    """Games recorded per bot id."""
-    return dict(con.execute("SELECT bot_id, COUNT(*) FROM game_seats GROUP BY bot_id"))
-
-
 def record_games(con: sqlite3.Connection, records: Iterable[Mapping[str, Any]]) -> int:
     """Insert journalled games not yet in the database (a game is keyed by its index, so
     recording one twice is a no-op); how many were new. A duplicate group made whole by
@@ -213,7 +210,7 @@ def record_games(con: sqlite3.Connection, records: Iterable[Mapping[str, Any]]) 
     with con:
         con.execute("BEGIN IMMEDIATE")
         for rec in records:
-            if _insert_game(con, rec, ids, json.dumps(rec)):
+            if _insert_game(con, rec, ids):
                 new += 1
                 touched[cluster_key(rec)] = cluster_size(rec)
         for cluster, size in touched.items():
@@ -221,24 +218,16 @@ def record_games(con: sqlite3.Connection, records: Iterable[Mapping[str, Any]]) 
     return new
 
 
-def _insert_game(con: sqlite3.Connection, rec: Mapping[str, Any], ids: Mapping[str, int],
-                 text: str) -> bool:
+def _insert_game(con: sqlite3.Connection, rec: Mapping[str, Any], ids: Mapping[str, int]
+                 ) -> bool:
     cur = con.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?)",
-                      (rec["game"], text, time.time()))
+                      (rec["game"], json.dumps(rec), time.time()))
     if not cur.rowcount:
         return False
     con.executemany("INSERT INTO game_seats VALUES (?, ?, ?)",
                     [(rec["game"], s, ids[n]) for s, n in enumerate(rec["seats"])])
     sumstore.note_cluster(con, rec)
     return True
-
-
-# Python steps of a migration, by the schema version they complete (after its SQL).
-BACKFILLS = {3: sumstore.backfill}
-
-
-def game_records(con: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [json.loads(r) for (r,) in con.execute("SELECT record FROM games ORDER BY game")]
 
 
 def next_game(con: sqlite3.Connection) -> int:
