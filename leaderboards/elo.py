@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -176,20 +176,40 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
     wins = np.zeros((n, n))  # wins[i, j]: how often i finished ahead of j (a tie: 1/2)
     np.add.at(wins, (first, second), result)
     np.add.at(wins, (second, first), 1.0 - result)
+
+    def meat(theta: np.ndarray, group_of: np.ndarray) -> np.ndarray:
+        scores = np.zeros((int(cluster.max()) + 1, n))
+        # d/d theta_first of the pair's log-likelihood: its result less its expected
+        # result; pairs across groups are certain at the estimate (their residual is 0
+        # in the limit).
+        inside = group_of[first] == group_of[second]
+        resid = np.where(inside, result - _sigmoid(theta[first] - theta[second]), 0.0)
+        np.add.at(scores, (cluster[gid], first), resid)
+        np.add.at(scores, (cluster[gid], second), -resid)
+        return scores.T @ scores
+
+    counts = np.bincount(np.fromiter(itertools.chain.from_iterable(players), dtype=int),
+                         minlength=n)
+    return fit_wins(names, wins, counts, len(players), meat, anchor)
+
+
+def fit_wins(names: Sequence[str], wins: np.ndarray, counts: np.ndarray, games: int,
+             meat: Callable[[np.ndarray, np.ndarray], np.ndarray],
+             anchor: tuple[Hashable, float] | None = None) -> EloFit:
+    """:func:`fit_elo` from its sufficient statistics: ``wins[i, j]``, how often bot
+    ``names[i]`` finished ahead of ``names[j]`` (a shared place 1/2); ``counts``, each
+    bot's games; ``games``, the games in all; ``meat(theta, group_of)``, the clustered
+    ``S = sum over clusters of s_c s_c^T`` (n x n, in nats) at the estimate ``theta``,
+    counting only the pairs whose bots are in the same group (``group_of``: each bot's
+    group number). ``leaderboards.sums`` keeps these as games come in."""
+    names = list(names)
+    n = len(names)
     st = structure(wins)
     theta, cinv, order = _fit_components(wins, st)
     group_of = np.empty(n, dtype=int)
     for k, group in enumerate(g for parts in order for g in parts):
         group_of[group] = k
-
-    scores = np.zeros((int(cluster.max()) + 1, n))
-    # d/d theta_first of the pair's log-likelihood: its result less its expected result;
-    # pairs across groups are certain at the estimate (their residual is 0 in the limit).
-    inside = group_of[first] == group_of[second]
-    resid = np.where(inside, result - _sigmoid(theta[first] - theta[second]), 0.0)
-    np.add.at(scores, (cluster[gid], first), resid)
-    np.add.at(scores, (cluster[gid], second), -resid)
-    cov = cinv @ (scores.T @ scores) @ cinv * ELO_PER_NAT**2
+    cov = cinv @ meat(theta, group_of) @ cinv * ELO_PER_NAT**2
     elo = theta * ELO_PER_NAT
 
     anchored: tuple[str, float] | None = None
@@ -203,8 +223,6 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
         cov = shift @ cov @ shift.T
         anchored = (names[a], float(anchor[1]))
 
-    counts = np.bincount(np.fromiter(itertools.chain.from_iterable(players), dtype=int),
-                         minlength=n)
     comp_of = np.empty(n, dtype=int)
     for k, comp in enumerate(st.comps):
         comp_of[comp] = k
@@ -224,7 +242,7 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
                                       st.bounds[i], los, notes[i])
     centre = tuple(tuple(names[i] for i in (comp if m is None else st.groups[c][m]))
                    for c, (comp, m) in enumerate(zip(st.comps, st.main, strict=True)))
-    return EloFit(tuple(names[i] for i in rank), ratings, cov, len(players),
+    return EloFit(tuple(names[i] for i in rank), ratings, cov, games,
                   tuple(tuple(names[i] for i in comp) for comp in st.comps), anchored,
                   tuple(tuple(names[i] for i in g) for parts in order for g in parts),
                   centre)

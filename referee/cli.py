@@ -82,6 +82,16 @@ from referee.inprocess import load_local_bots
 from referee.jobsummary import SUMMARY_FILE, sprt_summary, write_summary
 from referee.journal import GAMES_FILE, JournalError, StorageError, read_results
 from referee.league.cli import app as league_app
+from referee.limitopts import (
+    CoresOpt,
+    CpuOpt,
+    DiskOpt,
+    FilesOpt,
+    LogCapOpt,
+    MemoryOpt,
+    ProcsOpt,
+    RunAsOpt,
+)
 from referee.playrun import (
     deals_note,
     guarded,
@@ -147,30 +157,11 @@ StartTimeoutOpt = Annotated[str, typer.Option(help="Time a bot has to start and 
 OutOpt = Annotated[Path | None, typer.Option(
     help="Run directory (default: a new one under runs/); one that already holds a run "
          "is refused: `referee resume` goes on with it.")]
-MemoryOpt = Annotated[str, typer.Option(
-    help="Memory per bot, with its unit: 512M, 2G (0: no limit; a bare number is refused): "
-         "its whole process tree where a cgroup can be made (the run's first lines say), else "
-         "the address space of each process.")]
-CpuOpt = Annotated[str, typer.Option(
-    help="CPU time per bot process over its life, with its unit: 90s, 10m (0: no limit; "
-         "rounded up to whole seconds; a bare number is refused).")]
-ProcsOpt = Annotated[int, typer.Option(
-    help="Tasks of each bot's process tree in its cgroup (0: 1024); also RLIMIT_NPROC (per "
-         "user; not applied to root; 0: none).")]
-FilesOpt = Annotated[int, typer.Option(help="Open files per bot process (0: no limit).")]
-RunAsOpt = Annotated[str | None, typer.Option(
-    help="uid-range:BASE runs each bot process as a uid of its own (BASE, BASE+1, ...); "
-         "a user name runs every bot as that user. The referee must be root.")]
 SandboxOpt = Annotated[str, typer.Option(
     help="auto (bwrap; none only where bubblewrap is missing or this kernel cannot run it, "
          "said at the start; a failed or slow trial of it stops instead), bwrap "
          "(bubblewrap: each bot sees only its files, no network, no other process) or none "
          "(trusted bots).")]
-DiskOpt = Annotated[str, typer.Option(help="Size of a sandboxed bot's private /tmp, e.g. 64M.")]
-CoresOpt = Annotated[float, typer.Option(
-    help="CPU cores each bot may use at most, all its processes together, e.g. 0.5 (0: no "
-         "cap; needs a writable cgroup v1 cpu hierarchy). Caps that add up to no more than "
-         "the machine's cores keep bots from slowing each other (SECURITY.md, Collusion).")]
 TurnsOpt = Annotated[bool, typer.Option(
     "--cpu-turns", help="Only the bots asked to act run (one at a time with --concurrency "
                         "1); every other bot process that has said hello is frozen "
@@ -186,8 +177,6 @@ ClusterWaitOpt = Annotated[str, typer.Option(
 ClusterInsecureOpt = Annotated[bool, typer.Option(
     help="Allow an unencrypted --cluster address (tcp://) for sandboxed bots: anyone who "
          "reaches the scheduler can run code on the workers (docs/cluster.md).")]
-LogCapOpt = Annotated[str, typer.Option(
-    help="Bytes of each bot process's stdout and of its stderr kept in logs/, e.g. 1M.")]
 
 
 @app.command()

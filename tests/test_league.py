@@ -4,6 +4,7 @@ real bot processes in the real sandbox, a real uvicorn server on 127.0.0.1, and 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -23,8 +24,14 @@ from typing import Any
 import pytest
 
 from referee.journal import read_games
-from referee.league import db
-from referee.league.matchmaker import NotEnoughBots, next_groups, unfinished_groups
+from referee.league import db, sumstore
+from referee.league.matchmaker import (
+    BotState,
+    Matchmaker,
+    NotEnoughBots,
+    unfinished_groups,
+)
+from referee.league.play import League, PlayOptions, current_report
 from referee.league.submit import MAX_BOT_BYTES
 from referee.verify import verify_run
 
@@ -124,6 +131,20 @@ def test_init_refuses_a_used_directory(league: tuple[Path, str]) -> None:
     assert done.returncode == 2 and "not empty" in done.stderr
 
 
+def test_init_takes_runs_limits(tmp_path: Path) -> None:
+    done = referee("league", "init", tmp_path / "L", "--limit-memory", "512M",
+                   "--limit-files", "64", "--log-cap", "64K", "--limit-disk", "16M")
+    assert done.returncode == 0, done.stderr
+    con = db.connect(tmp_path / "L")
+    limits = db.get_settings(con)["limits"]
+    con.close()
+    assert (limits["memory_mb"], limits["files"], limits["log_bytes"], limits["disk_mb"]) \
+        == (512, 64, 64 << 10, 16)
+    done = referee("league", "init", tmp_path / "M", "--limit-memory", "512")
+    assert done.returncode == 2 and "give a unit" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not (tmp_path / "M").exists()
+
+
 def test_authors_tokens_and_a_broken_bot(league: tuple[Path, str]) -> None:
     home, token = league
     con = sqlite3.connect(home / "league.db")
@@ -192,10 +213,12 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     journalled, recorded = journal_games(home), db_games(home)
     assert recorded and set(recorded) <= set(journalled)
     # The window a kill can hit: a game journalled, not yet in the database.
-    con = sqlite3.connect(home / "league.db")
+    con = db.connect(home)
     with con:
         con.execute("DELETE FROM game_seats WHERE game = ?", (recorded[-1],))
+        con.execute("DELETE FROM game_clusters WHERE game = ?", (recorded[-1],))
         con.execute("DELETE FROM games WHERE game = ?", (recorded[-1],))
+    sumstore.rebuild_sums(con)  # as they were before that game
     con.close()
     done = subprocess.run([REFEREE, "league", "serve", str(home), "--port",
                            str(free_port()), "--once-games", "2"],
@@ -222,23 +245,82 @@ def test_serve_kill_restart_export(league: tuple[Path, str], tmp_path: Path) -> 
     done = referee("rate", out)
     assert done.returncode == 0, done.stderr
     board = json.loads((out / "leaderboard.json").read_text())
+    # The live leaderboard, fitted from the sums the database keeps, is rate's.
+    con = db.connect(home)
+    live = current_report(con)
+    con.close()
+    assert live is not None and live.n_games == board["n_games"]
+    rated = [(r.bot, r.elo, r.ci95, r.games, r.score) for r in live.rows if r.games]
+    assert rated == [(r["bot"], pytest.approx(r["elo"], abs=1e-6),
+                      pytest.approx(r["ci95"], abs=1e-6), r["games"],
+                      pytest.approx(r["score"])) for r in board["rows"]]
     assert {"alice.caller.v1", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]} \
         or {"alice.caller.v2", "alice.random_bot.v1"} <= {r["bot"] for r in board["rows"]}
 
 
-def test_matchmaker_seats_the_fewest_games_first() -> None:
-    rng = random.Random(1)
-    games = next_groups({10: 5, 11: 0, 12: 1, 13: 9}, [10, 11, 12, 13], players=2, tables=2,
-                        first_game=7, league_seed=3, rng=rng)
-    # Table 1: bots 11 and 12 (positions 1, 2), both seat orders on one deal; then the
-    # fewest again, counting those: still 11 (now 2 games) and 12 (3), not 10 (5).
-    assert [(g.index, g.seating, g.group, g.group_size) for g in games] == [
-        (7, (1, 2), 7, 2), (8, (2, 1), 7, 2), (9, (1, 2), 9, 2), (10, (2, 1), 9, 2)]
-    assert games[0].seed == games[1].seed != games[2].seed
+def test_serve_on_a_local_dask_cluster(league: tuple[Path, str]) -> None:
+    """``serve --cluster local:2``: the games are played on Dask workers and recorded as
+    those played in this process are."""
+    pytest.importorskip("distributed")
+    home, _ = league
+    before = len(journal_games(home))
+    done = subprocess.run([REFEREE, "league", "serve", str(home), "--port", str(free_port()),
+                           "--cluster", "local:2", "--once-games", "4"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    journalled = journal_games(home)
+    assert len(journalled) >= before + 4 and db_games(home) == sorted(journalled)
+    records = read_games(home / "run")
+    assert Counter(r["group"] for r in records) == {r["group"]: r["group_size"]
+                                                    for r in records}
+
+
+def seats_per_bot(maker: Matchmaker, bots: dict[int, BotState], tables: int) -> Counter:
+    """Seats each bot took, and (as pairs of ids) how often each pair met, at
+    ``tables`` tables."""
+    seats: Counter = Counter()
+    for _ in range(tables):
+        table = maker.table(bots)
+        seats.update(table)
+        seats.update(tuple(sorted(p)) for p in itertools.combinations(table, 2))
+    return seats
+
+
+def test_matchmaker_gives_seats_where_they_tell_most() -> None:
+    """A new bot plays more than settled ones; a close pair meets more than a settled
+    pair far apart; every bot keeps playing; the same seed, the same tables."""
+    settled = {1: BotState(400, 0.0, 10.0), 2: BotState(400, 5.0, 10.0),
+               3: BotState(400, 800.0, 10.0), 4: BotState(400, 805.0, 10.0)}
+    seats = seats_per_bot(Matchmaker(2, 7, random.Random(1)), settled, 400)
+    assert seats[(1, 2)] > 4 * seats[(1, 3)] and seats[(3, 4)] > 4 * seats[(2, 4)]
+    assert seats[(1, 3)] + seats[(2, 4)] > 0  # a settled pair still meets now and then
+    assert min(seats[b] for b in settled) > 150  # an even share: 200 each
+    bots = {**settled, 5: BotState()}  # 5: just submitted, no game yet
+    seats = seats_per_bot(Matchmaker(2, 7, random.Random(1)), bots, 400)
+    assert seats[5] > 2 * max(seats[b] for b in settled)  # the newcomer plays most
+    assert min(seats[b] for b in settled) > 40  # and everyone keeps playing
+    again = seats_per_bot(Matchmaker(2, 7, random.Random(1)), bots, 400)
+    assert again == seats
+    big = {b: BotState(400, 10.0 * b, 20.0) for b in range(40)}
+    seats = seats_per_bot(Matchmaker(4, 7, random.Random(1)), {**big, 99: BotState()}, 400)
+    assert seats[99] > 3 * max(seats[b] for b in big)
+    assert min(seats[b] for b in big) >= 0.25 * 4 * 400 / 41 * 0.5  # the floor, roughly
+    # A wide interval is a need too: 2 is no longer settled.
+    wide = {**settled, 2: BotState(40, 5.0, 80.0)}
+    seats = seats_per_bot(Matchmaker(2, 7, random.Random(2)), wide, 400)
+    assert seats[2] > seats[1] and seats[2] > 2 * max(seats[3], seats[4])
+
+
+def test_matchmaker_groups_are_duplicate_deals() -> None:
+    maker = Matchmaker(3, 5, random.Random(3))
+    bots = {10: BotState(), 11: BotState(), 12: BotState(), 13: BotState()}
+    games = maker.group(bots, {10: 0, 11: 1, 12: 2, 13: 3}, first_game=7)
+    assert [g.index for g in games] == list(range(7, 13))  # every order of 3 seats
+    assert {g.group for g in games} == {7} and {g.group_size for g in games} == {6}
+    assert len({g.seed for g in games}) == 1 and len({g.seating for g in games}) == 6
+    assert len({frozenset(g.seating) for g in games}) == 1
     with pytest.raises(NotEnoughBots):
-        next_groups({10: 0}, [10], 2, 1, 0, 3, rng)
-    late = next_groups({10: 9, 11: 9, 12: 0}, [10, 11, 12], 2, 1, 0, 3, rng)
-    assert 2 in late[0].seating  # a new submission plays first
+        Matchmaker(2, 5, random.Random(3)).table({10: BotState()})
 
 
 def test_unfinished_groups_are_completed_on_their_deal() -> None:
@@ -252,6 +334,29 @@ def test_unfinished_groups_are_completed_on_their_deal() -> None:
     games = unfinished_groups(records, index, first_game=4)
     assert [(g.index, g.seating, g.seed, g.group, g.group_size) for g in games] == [
         (4, (2, 1, 3, 0), 6, 2, 4), (5, (1, 3, 0, 2), 6, 2, 4)]  # the missing rotations
+
+
+def test_one_runner_plays_on_while_the_pool_is_unchanged(tmp_path: Path) -> None:
+    """The matchmaker's groups are played by one runner, asked for as it goes; a runner
+    that has scheduled ``runner_games`` hands over to a fresh one; every group whole."""
+    home = tmp_path / "L"
+    assert referee("league", "init", home, "--move-time", "3s").returncode == 0
+    token = referee("league", "add-author", home, "carol").stdout.strip()
+    for bot in (CALLER, RANDOM):
+        assert referee("league", "add-bot", home, bot, "--token", token).returncode == 0
+    loop = League(home, PlayOptions(workers=2, once_games=10, refit_s=0.2))
+    loop.run()
+    assert loop.error is None and loop.runners == 1 and loop.played >= 10
+    loop = League(home, PlayOptions(workers=1, once_games=6, runner_games=2))
+    loop.run()
+    assert loop.runners >= 3 and loop.played >= 6
+    records = read_games(home / "run")
+    assert Counter(r["group"] for r in records) == {r["group"]: 2 for r in records}
+    con = db.connect(home)
+    ratings = dict(con.execute("SELECT b.label, r.games FROM ratings r JOIN bots b "
+                               "ON b.id = r.bot_id"))
+    con.close()
+    assert ratings == {"carol.caller.v1": len(records), "carol.random_bot.v1": len(records)}
 
 
 def test_schema_is_versioned_and_a_newer_one_refused(tmp_path: Path) -> None:

@@ -18,12 +18,24 @@ from typing import Annotated
 import typer
 
 from leaderboards import inert
-from referee.config import ConfigError, memory_limit_mb, parse_duration, parse_size
+from referee.config import ConfigError, parse_duration
 from referee.deals import new_run_seed, new_secret, private_run_dir, store_secret
 from referee.gameopts import GameOpt, ParamOpt, RulesOpt, resolve_game
 from referee.games import DEFAULT_GAME
 from referee.league import db
-from referee.process import BotFileError, BotLimits
+from referee.league.play import RUNNER_GAMES
+from referee.limitopts import (
+    CoresOpt,
+    CpuOpt,
+    DiskOpt,
+    FilesOpt,
+    LogCapOpt,
+    MemoryOpt,
+    ProcsOpt,
+    RunAsOpt,
+)
+from referee.process import BotFileError
+from referee.runsetup import make_limits
 from referee.sandbox import SandboxError, resolve
 
 EXIT_REFUSED, EXIT_USAGE, EXIT_STORAGE = 1, 2, 4
@@ -60,8 +72,17 @@ def init(
     start_timeout: Annotated[str, typer.Option(help="Time to start and say hello.")] = "30s",
     sandbox: Annotated[str, typer.Option(help="auto, bwrap or none (as `run`).")] = "auto",
     name: Annotated[str | None, typer.Option(help="The league's title.")] = None,
+    limit_memory: MemoryOpt = "2G",
+    limit_cpu: CpuOpt = "0",
+    limit_procs: ProcsOpt = 0,
+    limit_files: FilesOpt = 256,
+    log_cap: LogCapOpt = "1M",
+    run_as: RunAsOpt = None,
+    limit_disk: DiskOpt = "64M",
+    limit_cores: CoresOpt = 0.0,
 ) -> None:
-    """Make a league directory: its database, run directory and deal secret."""
+    """Make a league directory: its database, run directory and deal secret. The limits
+    are `run`'s, for every check and game of the league."""
     if league.exists() and any(league.iterdir()):
         raise _fail(EXIT_USAGE, f"{league} exists and is not empty: give a new directory")
     try:
@@ -73,12 +94,14 @@ def init(
         if max_faults < 1:
             raise ConfigError("--max-faults must be at least 1")
         confined = resolve(sandbox)[0]
+        limits = make_limits(limit_memory, limit_cpu, limit_procs, limit_files, log_cap,
+                             run_as, limit_disk, limit_cores)
         settings = {
             "name": name or league.name, "game": kind.name, "params": kind.params,
             "players": seats, "move_ms": parse_duration(move_time),
             "bank_ms": parse_duration(time_bank), "max_faults": max_faults,
             "start_timeout_ms": parse_duration(start_timeout), "sandbox": confined,
-            "limits": asdict(_limits()), "seed": new_run_seed()}
+            "limits": asdict(limits), "seed": new_run_seed()}
     except (ConfigError, SandboxError) as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
     try:
@@ -92,12 +115,6 @@ def init(
     except OSError as exc:
         raise _fail(EXIT_STORAGE, f"cannot make {league}: {exc.strerror or exc}") from None
     typer.echo(f"league {league}: {kind.name}, {seats} players a table, sandbox {confined}")
-
-
-def _limits() -> BotLimits:
-    """The limits `run` applies by default (its --limit-* options' defaults)."""
-    return BotLimits(memory_mb=memory_limit_mb("2G"), files=256, log_bytes=parse_size("1M"),
-                     disk_mb=parse_size("64M") >> 20)
 
 
 @app.command("add-author")
@@ -174,24 +191,52 @@ def serve(
     workers: Annotated[int, typer.Option(
         help="Tables played at once (in this process).")] = 1,
     once_games: Annotated[int, typer.Option(
-        help="Stop after the batch that makes this many games (0: run until "
-             "stopped); for tests.")] = 0,
+        help="Start no new game group once this many games are recorded; the groups "
+             "scheduled finish, then the server stops (0: run until stopped); for "
+             "tests.")] = 0,
+    refit_every: Annotated[str, typer.Option(
+        help="Refit the ratings at most this often while games come in.")] = "5s",
+    runner_games: Annotated[int, typer.Option(
+        help="Games one runner schedules before a fresh one takes over (its bots' log "
+             "files start anew).")] = RUNNER_GAMES,
+    cluster: Annotated[str | None, typer.Option(
+        help="Play the games on a Dask cluster, as `run --cluster`: its scheduler's "
+             "address, or local:N; --workers is then the games at once on each worker "
+             "(docs/cluster.md).")] = None,
+    cluster_wait: Annotated[str, typer.Option(
+        help="As `run --cluster-wait`.")] = "10m",
+    cluster_insecure: Annotated[bool, typer.Option(
+        help="As `run --cluster-insecure`.")] = False,
 ) -> None:
     """Play the league's games continuously and serve its live leaderboard."""
     import uvicorn
+    from threadpoolctl import threadpool_limits
 
     from referee.league.play import League, PlayOptions
     from referee.league.web import create_app
 
+    # The refits' linear algebra on one thread: BLAS threads spin-waiting on the cores
+    # the bots play on slow both (measured: a 200-bot fit 20 times slower).
+    threadpool_limits(limits=1)
     _open(league).close()
-    if workers < 1 or once_games < 0:
-        raise _fail(EXIT_USAGE, "--workers must be at least 1, --once-games at least 0")
+    if workers < 1 or once_games < 0 or runner_games < 1:
+        raise _fail(EXIT_USAGE, "--workers and --runner-games must be at least 1, "
+                                "--once-games at least 0")
+    try:
+        refit_s = parse_duration(refit_every) / 1000
+        if refit_s <= 0:
+            raise ConfigError("it must be more than 0")
+    except ConfigError as exc:
+        raise _fail(EXIT_USAGE, f"--refit-every: {exc}") from None
     try:
         web = create_app(league)
-        loop = League(league, PlayOptions(workers=workers, once_games=once_games),
+        loop = League(league, PlayOptions(workers=workers, once_games=once_games,
+                                          refit_s=refit_s, runner_games=runner_games),
                       warn=lambda m: typer.echo(inert.terminal(m), err=True))
     except db.LeagueError as exc:
         raise _fail(EXIT_USAGE, str(exc)) from None
+    if cluster is not None:
+        loop.cluster = _join(league, cluster, cluster_wait, cluster_insecure)
     server = uvicorn.Server(uvicorn.Config(web, host=host, port=port,
                                            log_level="warning", lifespan="off"))
 
@@ -212,9 +257,28 @@ def serve(
     finally:
         loop.stop()
         thread.join()
+        if loop.cluster is not None:
+            loop.cluster.close()
     if loop.error is not None:
         raise _fail(EXIT_STORAGE, f"the league stopped: {loop.error}")
     typer.echo(f"stopped after {loop.played} games")
+
+
+def _join(league: Path, address: str, wait: str, insecure: bool):  # noqa: ANN202 - Cluster
+    """The Dask cluster of ``--cluster``, connected once it has a worker; exit 2 if it
+    cannot be used."""
+    from referee.clusterconnect import ClusterError, connect
+
+    con = _open(league)
+    try:
+        trusted = db.get_settings(con)["sandbox"] == "none"
+    finally:
+        con.close()
+    try:
+        return connect(address, parse_duration(wait) / 1000, insecure, trusted=trusted,
+                       note=lambda m: typer.echo(inert.terminal(m), err=True))
+    except (ClusterError, ConfigError) as exc:
+        raise _fail(EXIT_USAGE, str(exc)) from None
 
 
 @app.command()

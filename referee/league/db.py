@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from leaderboards.sums import cluster_key, cluster_size
+from referee.league import sumstore
+
 DB_FILE = "league.db"
 RUN_DIR = "run"  # the league's run directory: config.json, the journal, logs
 BOTS_DIR = "bots"  # the bots, content-addressed: bots/<tree hash>/ (referee.league.submit)
@@ -48,8 +51,31 @@ MIGRATIONS: tuple[str, ...] = (
         elo REAL, lo REAL, hi REAL, games INTEGER NOT NULL, refitted_at REAL NOT NULL,
         PRIMARY KEY (bot_id, fit_games));
     """,
+    # The report's sufficient statistics (``leaderboards.sums``), kept as games are
+    # recorded: each game's cluster, the clusters counted (once complete), and the sums.
+    """
+    CREATE TABLE game_clusters (
+        game INTEGER PRIMARY KEY REFERENCES games(game), cluster TEXT NOT NULL,
+        size INTEGER NOT NULL);
+    CREATE INDEX game_clusters_cluster ON game_clusters(cluster);
+    CREATE TABLE sums_clusters (cluster TEXT PRIMARY KEY);
+    CREATE TABLE sums_bots (
+        bot TEXT PRIMARY KEY, games INTEGER NOT NULL, wins INTEGER NOT NULL,
+        shared_wins INTEGER NOT NULL, place_sum INTEGER NOT NULL, score_sum REAL NOT NULL);
+    CREATE TABLE sums_pairs (
+        a TEXT NOT NULL, b TEXT NOT NULL, together INTEGER NOT NULL, a_ahead INTEGER NOT NULL,
+        b_ahead INTEGER NOT NULL, PRIMARY KEY (a, b));
+    CREATE TABLE sums_faults (
+        bot TEXT NOT NULL, label TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (bot, label));
+    CREATE TABLE sums_shapes (
+        bots TEXT NOT NULL, together TEXT NOT NULL, clusters INTEGER NOT NULL,
+        sw BLOB NOT NULL, sww BLOB NOT NULL, PRIMARY KEY (bots, together));
+    CREATE TABLE sums_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    """,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+# Python steps of a migration, by the schema version they complete (after its SQL).
+BACKFILLS = {3: sumstore.backfill}
 
 
 class LeagueError(Exception):
@@ -100,6 +126,8 @@ def migrate(con: sqlite3.Connection) -> None:
             for statement in MIGRATIONS[number].split(";"):
                 if statement.strip():
                     con.execute(statement)
+            if number + 1 in BACKFILLS:
+                BACKFILLS[number + 1](con)
             con.execute("DELETE FROM schema_version")
             con.execute("INSERT INTO schema_version VALUES (?)", (number + 1,))
             con.execute("COMMIT")
@@ -172,30 +200,34 @@ def bots(con: sqlite3.Connection, active_only: bool = False) -> list[BotRow]:
     return [BotRow(r[0], r[1], r[2], r[3], r[4], Path(r[5]), r[6], bool(r[7])) for r in rows]
 
 
-def games_played(con: sqlite3.Connection) -> dict[int, int]:
-    """Games recorded per bot id."""
-    return dict(con.execute("SELECT bot_id, COUNT(*) FROM game_seats GROUP BY bot_id"))
-
-
 def record_games(con: sqlite3.Connection, records: Iterable[Mapping[str, Any]]) -> int:
     """Insert journalled games not yet in the database (a game is keyed by its index, so
-    recording one twice is a no-op); how many were new."""
+    recording one twice is a no-op); how many were new. A duplicate group made whole by
+    them is added to the report's sums in the same transaction (``leaderboards.sums``)."""
     ids = {b.label: b.id for b in bots(con)}
     new = 0
+    touched: dict[str, int] = {}
     with con:
         con.execute("BEGIN IMMEDIATE")
         for rec in records:
-            cur = con.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?)",
-                              (rec["game"], json.dumps(rec), time.time()))
-            if cur.rowcount:
+            if _insert_game(con, rec, ids):
                 new += 1
-                con.executemany("INSERT INTO game_seats VALUES (?, ?, ?)",
-                                [(rec["game"], s, ids[n]) for s, n in enumerate(rec["seats"])])
+                touched[cluster_key(rec)] = cluster_size(rec)
+        for cluster, size in touched.items():
+            sumstore.count_if_complete(con, cluster, size)
     return new
 
 
-def game_records(con: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [json.loads(r) for (r,) in con.execute("SELECT record FROM games ORDER BY game")]
+def _insert_game(con: sqlite3.Connection, rec: Mapping[str, Any], ids: Mapping[str, int]
+                 ) -> bool:
+    cur = con.execute("INSERT OR IGNORE INTO games VALUES (?, ?, ?)",
+                      (rec["game"], json.dumps(rec), time.time()))
+    if not cur.rowcount:
+        return False
+    con.executemany("INSERT INTO game_seats VALUES (?, ?, ?)",
+                    [(rec["game"], s, ids[n]) for s, n in enumerate(rec["seats"])])
+    sumstore.note_cluster(con, rec)
+    return True
 
 
 def next_game(con: sqlite3.Connection) -> int:
@@ -234,3 +266,31 @@ def rating_history(con: sqlite3.Connection, bot_id: int) -> list[RatingPoint]:
     return [RatingPoint(*r) for r in con.execute(
         "SELECT fit_games, elo, lo, hi, games, refitted_at FROM rating_history "
         "WHERE bot_id = ? ORDER BY fit_games", (bot_id,))]
+
+
+
+def game_record(con: sqlite3.Connection, game: int) -> dict[str, Any] | None:
+    row = con.execute("SELECT record FROM games WHERE game = ?", (game,)).fetchone()
+    return None if row is None else json.loads(row[0])
+
+
+def latest_records(con: sqlite3.Connection, limit: int, bot_id: int | None = None
+                   ) -> list[dict[str, Any]]:
+    """The latest ``limit`` game records (of one bot's games, with ``bot_id``), newest
+    first."""
+    if bot_id is None:
+        rows = con.execute("SELECT record FROM games ORDER BY game DESC LIMIT ?", (limit,))
+    else:
+        rows = con.execute(
+            "SELECT record FROM games WHERE game IN (SELECT game FROM game_seats WHERE "
+            "bot_id = ?) ORDER BY game DESC LIMIT ?", (bot_id, limit))
+    return [json.loads(r) for (r,) in rows]
+
+
+def records_with_faults(con: sqlite3.Connection, bot_id: int) -> list[dict[str, Any]]:
+    """The records of the bot's games that hold a fault (anyone's), newest first."""
+    # record_games writes json.dumps's default form: a game without faults has this text
+    return [json.loads(r) for (r,) in con.execute(
+        "SELECT record FROM games WHERE game IN (SELECT game FROM game_seats WHERE "
+        "bot_id = ?) AND instr(record, '\"faults\": []') = 0 ORDER BY game DESC",
+        (bot_id,))]

@@ -31,7 +31,6 @@ from starlette.responses import (
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from leaderboards.writers import to_json
 from referee.journal import StorageError
 from referee.league import db
 from referee.league import web_pages as pages
@@ -72,7 +71,7 @@ def create_app(league: Path) -> Starlette:
             "schema_version": API_SCHEMA_VERSION, "games": snap.games,
             "bots": [{"bot": b.label, "author": b.author, "name": b.name,
                       "version": b.version, "active": b.active} for b in snap.bots],
-            "leaderboard": None if snap.report is None else to_json(snap.report)}
+            "leaderboard": snap.report_json}
         return JSONResponse(doc)
 
     def games_page(request: Request) -> Response:
@@ -80,11 +79,10 @@ def create_app(league: Path) -> Starlette:
 
     def games(request: Request) -> Response:
         snap = snapshots.get()
-        recent = snap.records[-pages.RECENT_GAMES:]
         return JSONResponse({"games": snap.games, "recent": [
             {"game": r["game"], "seats": r["seats"], "places": r["places"],
              "faults": [f.get("label") for f in r["faults"]], "group": r.get("group"),
-             "replay": r["game"] in snap.whole} for r in reversed(recent)]})
+             "replay": r["game"] in snap.whole} for r in snap.recent]})
 
     async def replay(request: Request) -> Response:
         game = _int(request.path_params["game"], "game")
@@ -162,6 +160,7 @@ def create_app(league: Path) -> Starlette:
         except Refused as exc:
             return JSONResponse({"error": "refused: the bot failed `referee check`",
                                  "check": exc.output}, status_code=422)
+        snapshots.invalidate()  # the new bot is listed at once
         return JSONResponse({"bot": row.label, "version": row.version}, status_code=201)
 
     def logs(request: Request) -> Response:
@@ -175,7 +174,7 @@ def create_app(league: Path) -> Starlette:
         for its author and the admin."""
         snap = snapshots.get()
         bot = _visible(auth, request, snap.bots)
-        return JSONResponse({"bot": bot.label, "faults": snap.faults_of(bot.label)})
+        return JSONResponse({"bot": bot.label, "faults": snap.faults_of(bot)})
 
     def script(request: Request) -> Response:
         return Response(pages.upload_script(), media_type="text/javascript")

@@ -4,7 +4,7 @@ request by the replay viewer, ``referee.show.html``, and cached).
 
 A replay shows every seat's cards. With duplicate deals one deal is played in several
 seat orders (a duplicate group): a replay is served only once its whole group is
-recorded (``leaderboards.report.complete_groups``), so no game's cards are shown while
+recorded (``referee.league.sumstore.whole_games``), so no game's cards are shown while
 another seat order of its deal may still be in play. A replay is public: its faults are
 shown without their details (a crash's quotes the bot's stderr, which is its author's to
 read: on their own page).
@@ -12,68 +12,121 @@ read: on their own page).
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from leaderboards.report import Report, complete_groups
+from leaderboards.html import to_html
+from leaderboards.report import Report
+from leaderboards.writers import to_json
 from referee.league import db
 from referee.league.play import current_report
+from referee.league.sumstore import whole_games
 from referee.show.html import PageGame, write_replay
 
 REPLAY_DIR = "web/replays"  # in the league directory: the replay pages built so far
 WITHHELD = "detail on its author's page"  # in place of a fault's detail, in a replay
+T = TypeVar("T")
+
+RECENT_GAMES = 100  # the games list's length
+REFRESH_S = 2.0  # the least time between two rebuilds for new games (bots: at once)
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The league as of ``games`` recorded games."""
+    """The league as of ``games`` recorded games: its report, bots and latest games. The
+    page and JSON of its report are made once (``report_html``, ``report_json``); a
+    bot's games and faults are read from the database when asked (``league``)."""
 
+    league: Path
     games: int
     report: Report | None
     bots: tuple[db.BotRow, ...]
-    records: tuple[dict[str, Any], ...]  # by game number
-    whole: frozenset[int]  # game numbers whose duplicate group is all recorded
+    recent: tuple[dict[str, Any], ...]  # the latest RECENT_GAMES records, newest first
+    whole: frozenset[int]  # of ``recent``, the games whose duplicate group is all recorded
 
     def bot(self, label: str) -> db.BotRow | None:
         return next((b for b in self.bots if b.label == label), None)
 
+    @cached_property
+    def report_html(self) -> str | None:
+        return None if self.report is None else to_html(self.report)
+
+    @cached_property
+    def report_json(self) -> dict[str, Any] | None:
+        return None if self.report is None else to_json(self.report)
+
+    def _read(self, what: Callable[[sqlite3.Connection], T]) -> T:
+        con = db.connect(self.league)
+        try:
+            return what(con)
+        finally:
+            con.close()
+
     def record(self, game: int) -> dict[str, Any] | None:
-        return next((r for r in self.records if r["game"] == game), None)
+        return self._read(lambda con: db.game_record(con, game))
 
-    def games_of(self, label: str) -> list[dict[str, Any]]:
-        return [r for r in self.records if label in r["seats"]]
+    def is_whole(self, games: Iterable[int]) -> set[int]:
+        """Of ``games``, those whose duplicate group is all recorded."""
+        return self._read(lambda con: whole_games(con, games))
 
-    def faults_of(self, label: str) -> list[dict[str, Any]]:
+    def games_of(self, bot: db.BotRow, limit: int) -> list[dict[str, Any]]:
+        """The bot's latest ``limit`` games, newest first."""
+        return self._read(lambda con: db.latest_records(con, limit, bot.id))
+
+    def faults_of(self, bot: db.BotRow) -> list[dict[str, Any]]:
         """The bot's faults, newest first, each with its ``game``."""
-        return [{"game": r["game"], **f} for r in reversed(self.records)
-                for f in r["faults"] if f.get("bot") == label]
+        records = self._read(lambda con: db.records_with_faults(con, bot.id))
+        return [{"game": r["game"], **f} for r in records for f in r["faults"]
+                if f.get("bot") == bot.label]
 
 
 class Snapshots:
-    """The latest snapshot, rebuilt when the number of games or the bots change."""
+    """The latest snapshot: rebuilt when the bots change, and for new games at most every
+    REFRESH_S (so that clients asking at once share one report, not one each); a client
+    that comes while it is rebuilt is served the one before."""
 
     def __init__(self, league: Path):
         self.league = league
         self._lock = threading.Lock()
         self._cached: Snapshot | None = None
+        self._built = 0.0  # time.monotonic() of the last rebuild
+
+    def invalidate(self) -> None:
+        """Rebuild at the next request (a bot was added)."""
+        self._built = 0.0
 
     def get(self) -> Snapshot:
-        with self._lock:
+        cached = self._cached
+        if not self._lock.acquire(blocking=cached is None):
+            assert cached is not None
+            return cached
+        try:
             con = db.connect(self.league)
             try:
-                games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
                 bots = tuple(db.bots(con))
                 cached = self._cached
-                if cached is None or cached.games != games or cached.bots != bots:
-                    records = tuple(db.game_records(con))
-                    cached = self._cached = Snapshot(
-                        len(records), current_report(con), bots, records,
-                        frozenset(r["game"] for r in complete_groups(records)))
+                if cached is not None and cached.bots == bots \
+                        and time.monotonic() - self._built < REFRESH_S:
+                    return cached
+                games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+                if cached is not None and cached.bots == bots and cached.games == games:
+                    return cached
+                self._built = time.monotonic()
+                recent = tuple(db.latest_records(con, RECENT_GAMES))
+                cached = self._cached = Snapshot(
+                    self.league, games, current_report(con), bots, recent,
+                    frozenset(whole_games(con, (r["game"] for r in recent))))
                 return cached
             finally:
                 con.close()
+        finally:
+            self._lock.release()
 
     def rating_history(self, bot_id: int) -> list[db.RatingPoint]:
         con = db.connect(self.league)
@@ -100,7 +153,7 @@ class Replays:
         group is not whole; ShowError or StorageError if it cannot be built."""
         if snapshot.record(game) is None:
             raise KeyError(game)
-        if game not in snapshot.whole:
+        if not snapshot.is_whole([game]):
             raise GameInPlay(f"game {game} is one seat order of a deal still being played: "
                              "its replay is shown once every seat order is done")
         out = self.league / REPLAY_DIR / f"{game}.html"

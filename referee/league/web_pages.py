@@ -10,7 +10,7 @@ bot's logs, the sign-in form, and errors. The leaderboard itself is the run's
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from importlib.resources import files
 from typing import Any
 from urllib.parse import quote
@@ -19,13 +19,12 @@ from starlette.responses import HTMLResponse
 
 from leaderboards.charts import history_chart
 from leaderboards.history import EloHistory, HistoryPoint
-from leaderboards.html import CSS, to_html
+from leaderboards.html import CSS
 from leaderboards.inert import html as esc
 from referee.league import db
 from referee.league.access import Session, Who
 from referee.league.web_data import Snapshot
 
-RECENT_GAMES = 100  # on the games list
 BOT_GAMES = 30  # on a bot's page
 FAULTS_SHOWN = 50  # per bot, on its author's page
 
@@ -78,21 +77,23 @@ def leaderboard_page(snapshot: Snapshot, session: Session | None) -> HTMLRespons
         listed = "".join(f'<li><a href="{bot_href(b.label)}">{esc(b.label)}</a></li>'
                          for b in snapshot.bots if b.active)
         return layout("No game yet", f"<p>Bots in the pool:</p><ul>{listed}</ul>", session)
-    page = to_html(snapshot.report)
+    page = snapshot.report_html
+    assert page is not None
     at = page.index("<body>") + len("<body>")
     links = "".join(f'<a href="{bot_href(b.label)}">{esc(b.label)}</a> ' for b in snapshot.bots)
     return HTMLResponse(f"{page[:at]}<style>{NAV_STYLE}</style>{nav(session)}"
                         f'<p class="bots">Bot pages: {links}</p>{page[at:]}')
 
 
-def _game_rows(snapshot: Snapshot, records: Iterable[dict[str, Any]]) -> str:
+def _game_rows(records: list[dict[str, Any]], whole: Collection[int]) -> str:
+    """Games newest first; a replay link for each of ``whole`` (its deal all played)."""
     rows = []
     for rec in records:
         seats = ", ".join(f'<a href="{bot_href(s)}">{esc(s)}</a> ({p})'
                           for s, p in zip(rec["seats"], rec["places"], strict=False))
         faults = ", ".join(esc(f"{f.get('bot')}: {f.get('label')}") for f in rec["faults"])
         replay = (f'<a class="replay" href="/games/{rec["game"]}">replay</a>'
-                  if rec["game"] in snapshot.whole else '<span class="muted">deal in play</span>')
+                  if rec["game"] in whole else '<span class="muted">deal in play</span>')
         rows.append(f'<tr data-game="{rec["game"]}"><td>{rec["game"]}</td><td>{seats}</td>'
                     f"<td>{faults}</td><td>{replay}</td></tr>")
     if not rows:
@@ -102,10 +103,10 @@ def _game_rows(snapshot: Snapshot, records: Iterable[dict[str, Any]]) -> str:
 
 
 def games_page(snapshot: Snapshot, session: Session | None) -> HTMLResponse:
-    recent = list(reversed(snapshot.records[-RECENT_GAMES:]))
+    recent = list(snapshot.recent)
     return layout("Recent games", f"<p>{snapshot.games} games; the latest {len(recent)}, "
                   "newest first. A replay is shown once every seat order of its deal has "
-                  f"been played.</p>{_game_rows(snapshot, recent)}", session)
+                  f"been played.</p>{_game_rows(recent, snapshot.whole)}", session)
 
 
 def _history(snapshot: Snapshot, label: str, points: list[db.RatingPoint]) -> str:
@@ -153,8 +154,8 @@ def _head_to_head(snapshot: Snapshot, label: str) -> str:
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
-def _faults(snapshot: Snapshot, label: str) -> str:
-    faults = snapshot.faults_of(label)
+def _faults(snapshot: Snapshot, bot: db.BotRow) -> str:
+    faults = snapshot.faults_of(bot)
     if not faults:
         return '<p class="faults-none">No fault.</p>'
     rows = "".join(
@@ -179,9 +180,10 @@ def bot_page(snapshot: Snapshot, bot: db.BotRow, history: list[db.RatingPoint],
             f"{esc(rating)}.</p>", "<h2>Rating history</h2>",
             _history(snapshot, bot.label, history),
             "<h2>Head to head</h2>", _head_to_head(snapshot, bot.label), "<h2>Recent games</h2>",
-            _game_rows(snapshot, list(reversed(snapshot.games_of(bot.label)[-BOT_GAMES:])))]
+            _game_rows(games := snapshot.games_of(bot, BOT_GAMES),
+                       snapshot.is_whole(r["game"] for r in games))]
     if session is not None and session.who.may_see(bot.author):
-        body += ["<h2>Faults</h2>", _faults(snapshot, bot.label),
+        body += ["<h2>Faults</h2>", _faults(snapshot, bot),
                  f'<p><a class="logs" href="{bot_href(bot.label)}/logs">Logs</a></p>']
     return layout(bot.label, "".join(body), session)
 
@@ -210,7 +212,7 @@ def me_page(snapshot: Snapshot, session: Session) -> HTMLResponse:
         parts.append(f'<section class="bot" data-bot="{esc(bot.label)}"><h3><a href="'
                      f'{bot_href(bot.label)}">{esc(bot.label)}</a> <span class="muted">'
                      f'{state}</span> <a class="logs" href="{bot_href(bot.label)}/logs">logs'
-                     f"</a></h3>{_faults(snapshot, bot.label)}</section>")
+                     f"</a></h3>{_faults(snapshot, bot)}</section>")
     head = (f'<meta name="csrf-token" content="{esc(session.csrf)}">'
             '<script src="/assets/upload.js" defer></script>')
     return layout(f"{who.name}: {'all bots' if who.admin else 'my bots'}", "".join(parts),
