@@ -171,14 +171,29 @@ def vm_hwm_kb(pid: int | str = "self", field: str = "VmHWM") -> int:
     return 0
 
 
-def proc_cpu_s(pid: int) -> float:
-    """user + system CPU seconds of a process (all its threads), from /proc."""
+def proc_cpu_s(pid: int, children: bool = False) -> float:
+    """user + system CPU seconds of a process (all its threads), from /proc; with
+    ``children``, those of its children it has reaped too."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) * TICK_S
+    ticks = int(fields[11]) + int(fields[12])
+    if children:
+        ticks += int(fields[13]) + int(fields[14])
+    return ticks * TICK_S
+
+
+def bots_cpu_s(runner: Any) -> float:
+    """CPU seconds of every bot process the runner has started so far: those it has
+    ended and reaped (this process's children's rusage: the pool replaces processes
+    as the deals change, so summing the live ones alone would lose the ended ones'
+    time), plus the live ones (each with its own reaped children)."""
+    gone = resource.getrusage(resource.RUSAGE_CHILDREN)
+    live = [i.process.pid for i in runner.instances if i.process]
+    live += [process.pid for _, process, _ in runner.retired]
+    return gone.ru_utime + gone.ru_stime + sum(proc_cpu_s(pid, children=True) for pid in live)
 
 
 # ------------------------------------------------------------------ simulated run
@@ -404,7 +419,7 @@ def run_match(work: Workload, players: int, games: int, profile_top: int, raw_bo
         if k + 1 == games and prof is not None:
             prof.disable()
         if k in bounds:
-            bots_cpu = sum(proc_cpu_s(i.process.pid) for i in runner.instances if i.process)
+            bots_cpu = bots_cpu_s(runner)
             marks[k] = (time.perf_counter(), time.process_time(), bots_cpu)
         if k + 1 == games:
             bot_hwm.extend(vm_hwm_kb(i.process.pid) for i in runner.instances if i.process)

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -87,6 +87,7 @@ _STEP_TOL = 1e-12
 _LL_SLACK = 1e-13
 _PRIOR_WINS = 0.5
 _NOTE_NAMES = 5
+PAIR_CHUNK = 1 << 16  # pairs whose residuals are looked up at once
 
 BOUND_NOTE = {
     "lower": "the results put it ahead of the bots with finite Elo: maximum-likelihood Elo "
@@ -172,20 +173,31 @@ def fit_elo(games: Sequence[GameResult], anchor: tuple[Hashable, float] | None =
     names, players, places = _index_games(games)
     n = len(names)
     cluster = _cluster_index(clusters, len(players))
-    gid, first, second, result = _pairs(players, places)
+    gid, first, second, tie = _pairs(players, places)
     wins = np.zeros((n, n))  # wins[i, j]: how often i finished ahead of j (a tie: 1/2)
-    np.add.at(wins, (first, second), result)
-    np.add.at(wins, (second, first), 1.0 - result)
+    for part in _chunks(len(gid)):  # sums of halves: exact in any order
+        result = np.where(tie[part], 0.5, 1.0)
+        np.add.at(wins, (first[part], second[part]), result)
+        np.add.at(wins, (second[part], first[part]), 1.0 - result)
 
     def meat(theta: np.ndarray, group_of: np.ndarray) -> np.ndarray:
         scores = np.zeros((int(cluster.max()) + 1, n))
         # d/d theta_first of the pair's log-likelihood: its result less its expected
-        # result; pairs across groups are certain at the estimate (their residual is 0
-        # in the limit).
-        inside = group_of[first] == group_of[second]
-        resid = np.where(inside, result - _sigmoid(theta[first] - theta[second]), 0.0)
-        np.add.at(scores, (cluster[gid], first), resid)
-        np.add.at(scores, (cluster[gid], second), -resid)
+        # result; pairs across groups are certain at the estimate (their residual is 0 in
+        # the limit). It depends on the two bots and the tie alone: a table of them, then
+        # one look-up per pair, a chunk of pairs at a time (a hundred thousand games' worth
+        # of temporaries would outweigh the records). Every pair's first, then every
+        # pair's second: the order of the sums, and so every bit of them, as one pass.
+        expected = _sigmoid(theta[:, None] - theta[None, :])
+        inside = group_of[:, None] == group_of[None, :]
+        table = np.stack([np.where(inside, 1.0 - expected, 0.0),
+                          np.where(inside, 0.5 - expected, 0.0)])
+        ties = tie.view(np.int8)
+        for bots, sign in ((first, 1.0), (second, -1.0)):
+            for part in _chunks(len(gid)):
+                resid = table[ties[part], first[part], second[part]]
+                np.add.at(scores, (cluster[gid[part]], bots[part]),
+                          resid if sign > 0 else -resid)
         return scores.T @ scores
 
     counts = np.bincount(np.fromiter(itertools.chain.from_iterable(players), dtype=int),
@@ -346,34 +358,54 @@ def _index_games(games: Sequence[GameResult]
 def _cluster_index(clusters: Sequence[Hashable] | None, games: int) -> np.ndarray:
     """Each game's cluster as 0, 1, ... in order of first appearance."""
     if clusters is None:
-        return np.arange(games)
+        return np.arange(games, dtype=np.int32)
     if len(clusters) != games:
         raise RatingError(f"{len(clusters)} cluster labels for {games} games")
     index: dict[Hashable, int] = {}
-    return np.array([index.setdefault(c, len(index)) for c in clusters], dtype=int)
+    return np.fromiter((index.setdefault(c, len(index)) for c in clusters), dtype=np.int32,
+                       count=games)
 
 
 def _pairs(players: list[tuple[int, ...]], places: list[tuple[int, ...]]
            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Every pair of bots in every game as (game index, first, second, first's result)
-    arrays: the result is 1 when ``first`` finished ahead, 1/2 on a shared place."""
-    by_size: dict[int, list[int]] = {}
-    for g, bots in enumerate(players):
-        by_size.setdefault(len(bots), []).append(g)
+    """Every pair of bots in every game as (game index, first, second, tie) arrays:
+    ``first`` finished ahead of ``second``, or shared its place with it (``tie``). Indices
+    as int32 and ties as bools, made a column (a pair of seats) at a time: a hundred
+    thousand games of four make 600,000 pairs."""
+    sizes = np.fromiter(map(len, players), dtype=np.int32, count=len(players))
     parts = []
-    for n, games in by_size.items():  # the games of one table size at once, as arrays
-        i, j = np.triu_indices(n, 1)
-        bots, rank = np.array([players[g] for g in games]), np.array([places[g] for g in games])
-        behind = rank[:, i] > rank[:, j]  # put the bot ahead first
-        parts.append((np.repeat(np.asarray(games), len(i)),
-                      np.where(behind, bots[:, j], bots[:, i]).ravel(),
-                      np.where(behind, bots[:, i], bots[:, j]).ravel(),
-                      np.where(rank[:, i] == rank[:, j], 0.5, 1.0).ravel()))
+    for n in np.unique(sizes).tolist():  # the games of one table size at once, as arrays
+        games = np.flatnonzero(sizes == n).astype(np.int32)
+        if len(games) == len(players):
+            bots = np.array(players, dtype=np.int32)
+            rank = np.array(places, dtype=np.int32)
+        else:
+            bots = np.array([players[g] for g in games.tolist()], dtype=np.int32)
+            rank = np.array([places[g] for g in games.tolist()], dtype=np.int32)
+        seat_pairs = list(zip(*np.triu_indices(n, 1), strict=True))
+        first = np.empty((len(games), len(seat_pairs)), dtype=np.int32)
+        second = np.empty_like(first)
+        tie = np.empty(first.shape, dtype=bool)
+        for k, (i, j) in enumerate(seat_pairs):
+            behind = rank[:, i] > rank[:, j]  # put the bot ahead first
+            first[:, k] = np.where(behind, bots[:, j], bots[:, i])
+            second[:, k] = np.where(behind, bots[:, i], bots[:, j])
+            tie[:, k] = rank[:, i] == rank[:, j]
+        parts.append((np.repeat(games, len(seat_pairs)), first.ravel(), second.ravel(),
+                      tie.ravel()))
+        del bots, rank
     if len(parts) == 1:  # one table size: already game by game
         return parts[0]
-    gid, first, second, result = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
+    gid, first, second, tie = (np.concatenate(arrays) for arrays in zip(*parts, strict=True))
     order = np.argsort(gid, kind="stable")  # game by game, as the games were given
-    return gid[order], first[order], second[order], result[order]
+    return gid[order], first[order], second[order], tie[order]
+
+
+def _chunks(total: int) -> Iterator[slice]:
+    """Slices of ``range(total)``, PAIR_CHUNK long: the per-pair arrays made from them
+    stay small however many games there are."""
+    for start in range(0, total, PAIR_CHUNK):
+        yield slice(start, min(start + PAIR_CHUNK, total))
 
 
 def _notes(names: list[str], comps: list[np.ndarray], bounds: list[Bound | None],

@@ -230,8 +230,15 @@ def cluster_keys(records: Sequence[Mapping[str, Any]]) -> list[Hashable]:
     >>> cluster_keys([{"group": 0, "seed": 5}, {"game": 7}, {"group": 0, "seed": 5}])
     [('group', 0, 5), ('record', 1), ('group', 0, 5)]
     """
-    return [("group", *_group_key(rec)) if rec.get("group") is not None else ("record", i)
-            for i, rec in enumerate(records)]
+    held: dict[Hashable, Hashable] = {}  # one key per group, shared by its games
+    keys: list[Hashable] = []
+    for i, rec in enumerate(records):
+        if rec.get("group") is None:
+            keys.append(("record", i))
+        else:
+            key = ("group", *_group_key(rec))
+            keys.append(held.setdefault(key, key))
+    return keys
 
 
 def merge_settings(per_run: Sequence[Mapping[str, Any]],

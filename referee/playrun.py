@@ -277,6 +277,8 @@ def wrap_up(config: RunConfig, runner: Tournament, board: LiveBoard, code: int,
     print_fault_summary(records, config.out)
     write_summary(config.out, run_summary(report, records, planned_games(runner), config.out,
                                           config.event))
+    if not linked:  # no page to write or link: let the records go before it counts the
+        del records  # games, so that a long run never holds both (100,000 games: 30 and 51 MB)
     replay = replay_after_run(config.out, lambda line: say(line, "error: "),
                               lambda line: say(line, to=console))
     if replay is not None:

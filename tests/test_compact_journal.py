@@ -15,11 +15,14 @@ from evaluator.declarations import legal_raises, raise_error
 from leaderboards.report import VOLATILE_FIELDS
 from referee.inprocess import play_local
 from referee.journal import (
+    GAMES_FILE,
+    TAIL_BLOCK,
     TRANSCRIPTS_FILE,
     games_with_transcripts,
     read_games,
     read_results,
     read_transcripts,
+    repair_journal,
 )
 
 
@@ -78,3 +81,21 @@ def test_legal_raises_are_those_the_raise_rule_allows() -> None:
                 history.append(rng.choice(options[:6]))
             assert legal_raises(history, ruleset) == tuple(
                 d for d in everything if raise_error(d, history, ruleset) is None)
+
+
+def test_repair_cuts_a_torn_line_longer_than_the_block_it_reads(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    play_local({"c": caller, "r": random_bot}, games=4, seed=2, out=out)
+    whole = {name: (out / name).read_bytes() for name in (GAMES_FILE, TRANSCRIPTS_FILE)}
+    torn = b'{"schema_version":5,"game":4,"events":"' + b"x" * (3 * TAIL_BLOCK)
+    with (out / TRANSCRIPTS_FILE).open("ab") as f:
+        f.write(torn)
+    with (out / GAMES_FILE).open("ab") as f:
+        f.write(b'{"game":')
+    said: list[str] = []
+    repair_journal(out, said.append)
+    assert {name: (out / name).read_bytes() for name in whole} == whole
+    assert len(said) == 2 and f"({len(torn)} bytes)" in said[1]
+    (out / GAMES_FILE).write_bytes(b"x" * (TAIL_BLOCK + 7))  # no newline at all
+    repair_journal(out)
+    assert (out / GAMES_FILE).read_bytes() == b""
