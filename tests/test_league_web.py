@@ -12,6 +12,7 @@ import re
 import sqlite3
 import stat
 import sys
+import time
 from pathlib import Path
 from urllib.parse import quote
 
@@ -40,6 +41,7 @@ from referee.league.botzip import (  # noqa: E402
     TooLarge,
     read_zip,
 )
+from referee.league.web_data import REFRESH_S  # noqa: E402
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -287,13 +289,16 @@ def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> N
     last = max(recent, key=lambda g: g["game"])
     sibling = next(g for g in recent if g["group"] == last["group"] and g is not last)
     with con:
-        con.execute("DELETE FROM game_seats WHERE game = ?", (last["game"],))
-        con.execute("DELETE FROM games WHERE game = ?", (last["game"],))
+        for table in ("game_seats", "game_clusters", "games"):
+            con.execute(f"DELETE FROM {table} WHERE game = ?", (last["game"],))
     con.close()
     held = request(f"{web}/games/{sibling['game']}")
     assert held.status == 409 and b"still being played" in held.body
     assert request(f"{web}/games/{last['game']}").status == 404
-    listed = request(f"{web}/games").body.decode()
+    deadline = time.monotonic() + 10 * REFRESH_S  # the games list is rebuilt every 2 s
+    while "deal in play" not in (listed := request(f"{web}/games").body.decode()) \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert f'data-game="{sibling["game"]}"' in listed and "deal in play" in listed
     # A record the database should not hold (damaged by hand): the pages fail with one
     # line, and the server goes on.
@@ -301,9 +306,12 @@ def test_bot_page_and_replays_wait_for_their_deal(league: League, web: str) -> N
     with con:
         con.execute("INSERT INTO games VALUES (?, ?, 0)", (10**6, json.dumps({"game": 10**6})))
     con.close()
-    broken = request(f"{web}/api/leaderboard")
+    deadline = time.monotonic() + 10 * REFRESH_S  # read at the next rebuild
+    while (broken := request(f"{web}/api/games")).status == 200 \
+            and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert broken.status == 500 and list(broken.json()) == ["error"]
-    page = request(f"{web}/")
+    page = request(f"{web}/games")
     assert page.status == 500 and b"Traceback" not in page.body and page.body.count(b"\n") == 0
     assert request(f"{web}/signin").status == 200
 

@@ -136,11 +136,11 @@ def backfill(con: sqlite3.Connection) -> None:
 
 
 def whole_games(con: sqlite3.Connection, games: Iterable[int]) -> set[int]:
-    """Of ``games``, those whose duplicate group is all recorded (counted in the sums)."""
+    """Of ``games``, those whose duplicate group is all recorded."""
     wanted = sorted(set(games))
     if not wanted:
         return set()
     marks = ",".join("?" * len(wanted))
     return {g for (g,) in con.execute(
-        "SELECT c.game FROM game_clusters c JOIN sums_clusters s ON s.cluster = c.cluster "
-        f"WHERE c.game IN ({marks})", wanted)}
+        "SELECT c.game FROM game_clusters c WHERE c.game IN (" + marks + ") AND c.size <= "
+        "(SELECT COUNT(*) FROM game_clusters d WHERE d.cluster = c.cluster)", wanted)}
