@@ -41,6 +41,7 @@ from referee.show.select import (
     GameSummary,
     PackedGame,
     ShowError,
+    game_numbers,
     page_games,
     summaries,
 )
@@ -106,7 +107,7 @@ def replay_after_run(run_dir: Path, warn: Callable[[str], None],
     run's result stands. A run of more than ``RUN_END_GAMES`` games gets a line to
     ``note`` saying which command writes its page instead."""
     try:
-        games = [s.game for s in summaries(run_dir)]
+        games = game_numbers(run_dir)
         if not games:  # stopped before its first game ended: nothing to replay
             return None
         if len(games) > RUN_END_GAMES:

@@ -87,6 +87,12 @@ def _summary(rec: dict[str, Any], run_dir: Path) -> GameSummary:
                         f"record (bad {brief(str(exc))})") from None
 
 
+def game_numbers(run_dir: Path) -> list[int]:
+    """Every journalled game's number, in order (without a summary of each: a long run's
+    end only counts them)."""
+    return sorted(int(rec["game"]) for rec in _records(run_dir))
+
+
 def summaries(run_dir: Path) -> list[GameSummary]:
     """Every journalled game, by game number."""
     return sorted((_summary(rec, run_dir) for rec in _records(run_dir)),
