@@ -14,7 +14,6 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -50,7 +49,6 @@ from referee.process import BotFileError, file_label
 from referee.rundir import RunFileError, open_read
 from referee.show.select import ShowError
 
-API_SCHEMA_VERSION = 1
 LOG_TAIL_BYTES = 64 << 10  # of each log file, in an author's view of their bot's logs
 MAX_QUERY_CHARS = 1024
 log = logging.getLogger("referee.league.web")
@@ -66,13 +64,7 @@ def create_app(league: Path) -> Starlette:
         return pages.leaderboard_page(snapshots.get(), auth.session(request))
 
     def leaderboard(request: Request) -> Response:
-        snap = snapshots.get()
-        doc: dict[str, Any] = {
-            "schema_version": API_SCHEMA_VERSION, "games": snap.games,
-            "bots": [{"bot": b.label, "author": b.author, "name": b.name,
-                      "version": b.version, "active": b.active} for b in snap.bots],
-            "leaderboard": snap.report_json}
-        return JSONResponse(doc)
+        return Response(snapshots.get().leaderboard_json, media_type="application/json")
 
     def games_page(request: Request) -> Response:
         return pages.games_page(snapshots.get(), auth.session(request))

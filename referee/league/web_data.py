@@ -12,6 +12,7 @@ read: on their own page).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 import time
@@ -33,8 +34,9 @@ REPLAY_DIR = "web/replays"  # in the league directory: the replay pages built so
 WITHHELD = "detail on its author's page"  # in place of a fault's detail, in a replay
 T = TypeVar("T")
 
+API_SCHEMA_VERSION = 1  # of GET /api/leaderboard
 RECENT_GAMES = 100  # the games list's length
-REFRESH_S = 2.0  # the least time between two rebuilds for new games (bots: at once)
+REFRESH_S = 2.0  # how long a snapshot is served before the league is looked at again
 
 
 @dataclass(frozen=True)
@@ -58,8 +60,14 @@ class Snapshot:
         return None if self.report is None else to_html(self.report)
 
     @cached_property
-    def report_json(self) -> dict[str, Any] | None:
-        return None if self.report is None else to_json(self.report)
+    def leaderboard_json(self) -> bytes:
+        """``GET /api/leaderboard``'s answer (docs/league.md)."""
+        return json.dumps({
+            "schema_version": API_SCHEMA_VERSION, "games": self.games,
+            "bots": [{"bot": b.label, "author": b.author, "name": b.name,
+                      "version": b.version, "active": b.active} for b in self.bots],
+            "leaderboard": None if self.report is None else to_json(self.report)},
+            ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
     def _read(self, what: Callable[[sqlite3.Connection], T]) -> T:
         con = db.connect(self.league)
@@ -87,41 +95,40 @@ class Snapshot:
 
 
 class Snapshots:
-    """The latest snapshot: rebuilt when the bots change, and for new games at most every
-    REFRESH_S (so that clients asking at once share one report, not one each); a client
-    that comes while it is rebuilt is served the one before."""
+    """The latest snapshot: served for REFRESH_S, then rebuilt at the next request if the
+    games or the bots changed (so that clients asking at once share one report, not one
+    each), or at once after ``invalidate``; a client that comes while it is rebuilt is
+    served the one before."""
 
     def __init__(self, league: Path):
         self.league = league
         self._lock = threading.Lock()
         self._cached: Snapshot | None = None
-        self._built = 0.0  # time.monotonic() of the last rebuild
+        self._looked = 0.0  # time.monotonic() when the league was last looked at
 
     def invalidate(self) -> None:
-        """Rebuild at the next request (a bot was added)."""
-        self._built = 0.0
+        """Look at the league at the next request (a bot was added)."""
+        self._looked = 0.0
 
     def get(self) -> Snapshot:
         cached = self._cached
+        if cached is not None and time.monotonic() - self._looked < REFRESH_S:
+            return cached
         if not self._lock.acquire(blocking=cached is None):
             assert cached is not None
             return cached
         try:
             con = db.connect(self.league)
             try:
+                self._looked = time.monotonic()
                 bots = tuple(db.bots(con))
-                cached = self._cached
-                if cached is not None and cached.bots == bots \
-                        and time.monotonic() - self._built < REFRESH_S:
-                    return cached
                 games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-                if cached is not None and cached.bots == bots and cached.games == games:
-                    return cached
-                self._built = time.monotonic()
-                recent = tuple(db.latest_records(con, RECENT_GAMES))
-                cached = self._cached = Snapshot(
-                    self.league, games, current_report(con), bots, recent,
-                    frozenset(whole_games(con, (r["game"] for r in recent))))
+                cached = self._cached
+                if cached is None or cached.bots != bots or cached.games != games:
+                    recent = tuple(db.latest_records(con, RECENT_GAMES))
+                    cached = self._cached = Snapshot(
+                        self.league, games, current_report(con), bots, recent,
+                        frozenset(whole_games(con, (r["game"] for r in recent))))
                 return cached
             finally:
                 con.close()
