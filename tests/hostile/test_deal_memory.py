@@ -134,7 +134,10 @@ def test_a_gauntlet_replays_deals_to_fresh_processes(tmp_path: Path) -> None:
 def test_in_process_bots_do_remember(tmp_path: Path) -> None:
     """The control: one function plays every game in-process, and recognises the deals
     it has seen, predicts every hand and wins more than its fair share."""
-    res = referee("run", *bots(tmp_path), *GAMES, "--in-process", "--out",
+    # One seed: how much more than its share a player who knows the cards wins depends
+    # on the deals (over random deals of 36 games it fell to 16, the bound, about one
+    # run in seven)
+    res = referee("run", *bots(tmp_path), *GAMES, "--in-process", "--seed", "1", "--out",
                   str(tmp_path / "run"), cwd=tmp_path, timeout=300)
     assert res.returncode == 0, res.stderr
     recognised = re.findall(r"game (\d+): recognised the deal of game (\d+)", res.stderr)
@@ -142,4 +145,5 @@ def test_in_process_bots_do_remember(tmp_path: Path) -> None:
     assert all(int(a) // 6 == int(b) // 6 for a, b in recognised)
     assert "predicted right" in res.stderr and "predicted wrong" not in res.stderr
     wins = Counter(r["order"][0] for r in read_games(tmp_path / "run"))
-    assert wins["rememberer"] > 12 + 4, wins
+    assert wins["rememberer"] > 12 + 4 and wins["rememberer"] > 1.5 * max(
+        wins["caller"], wins["caller2"]), wins
