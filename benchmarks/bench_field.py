@@ -67,7 +67,7 @@ def make_field(folder: Path, n: int) -> list[str]:
     return args + [str(folder / "broken_syntax.py"), str(exits)]
 
 
-def _table() -> dict[int, tuple[int, int]]:
+def process_table() -> dict[int, tuple[int, int]]:
     """pid -> (ppid, rss in KB) of every process."""
     procs = {}
     for entry in os.scandir("/proc"):
@@ -82,20 +82,25 @@ def _table() -> dict[int, tuple[int, int]]:
     return procs
 
 
-def bots_of(referee: int) -> tuple[int, int]:
-    """(bot processes, their summed RSS in KB): the referee's children and everything
-    under them."""
-    procs = _table()
+def under(procs: dict[int, tuple[int, int]], root: int) -> tuple[int, int]:
+    """(``root``'s children, the summed RSS in KB of everything under ``root``) in a
+    ``process_table``."""
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in procs.items():
         children.setdefault(ppid, []).append(pid)
-    tops = children.get(referee, [])
+    tops = children.get(root, [])
     rss, stack = 0, list(tops)
     while stack:
         pid = stack.pop()
         rss += procs.get(pid, (0, 0))[1]
         stack += children.get(pid, [])
     return len(tops), rss
+
+
+def bots_of(referee: int) -> tuple[int, int]:
+    """(bot processes, their summed RSS in KB): the referee's children and everything
+    under them."""
+    return under(process_table(), referee)
 
 
 def run_field(tmp: Path, n: int, concurrency: int, per_bot: int,

@@ -63,6 +63,8 @@ from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from bench_field import process_table, under  # noqa: E402 - this folder's /proc reader
+
 from leaderboards.report import build_report  # noqa: E402
 from referee.league import db  # noqa: E402
 from referee.league.matchmaker import SUPPORTED  # noqa: E402
@@ -74,7 +76,6 @@ REFEREE = str(BIN / "referee")
 BUNDLED = ROOT / "bots" / "polish_poker"
 TARGET_CI = 50.0  # Elo: the newcomer's interval half-width to reach
 CLIENTS = 50
-PAGE_KB = os.sysconf("SC_PAGE_SIZE") // 1024
 PARAMS = {"ruleset": "official"}  # polish-poker's default, as its records carry it
 SETTINGS = {"game": "polish-poker", "players": 2, "params": PARAMS, "move_ms": 1000,
             "bank_ms": 5000, "max_faults": 3}
@@ -139,24 +140,8 @@ def free_port() -> int:
 
 def rss_tree(root: int) -> int:
     """KB resident in ``root`` and every process under it."""
-    procs: dict[int, tuple[int, int]] = {}
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat", "rb") as f:
-                    fields = f.read().rsplit(b")", 1)[1].split()
-            except OSError:
-                continue
-            procs[int(entry.name)] = (int(fields[1]), int(fields[21]) * PAGE_KB)
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in procs.items():
-        children.setdefault(ppid, []).append(pid)
-    total, stack = 0, [root]
-    while stack:
-        pid = stack.pop()
-        total += procs.get(pid, (0, 0))[1]
-        stack += children.get(pid, [])
-    return total
+    procs = process_table()
+    return procs.get(root, (0, 0))[1] + under(procs, root)[1]
 
 
 def peak_rss_kb(pid: int) -> int:
