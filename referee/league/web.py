@@ -44,7 +44,7 @@ from referee.league.web_auth import (
     signed_in,
     signed_out,
 )
-from referee.league.web_data import GameInPlay, Replays, Snapshots
+from referee.league.web_data import GameInPlay, Replays, Snapshots, using_db
 from referee.process import BotFileError, file_label
 from referee.rundir import RunFileError, open_read
 from referee.show.select import ShowError
@@ -115,13 +115,10 @@ def create_app(league: Path) -> Starlette:
     async def signin(request: Request) -> Response:
         same_origin(request)
         token = (await read_form(request)).get("token", "").strip()
-        con = db.connect(league)
         try:
-            who = identify(con, token)
+            who = using_db(league, lambda con: identify(con, token))
         except db.UnknownToken as exc:
             return pages.signin_page(None, str(exc), 401)
-        finally:
-            con.close()
         return signed_in(request, sessions, who, "/me")
 
     async def signout(request: Request) -> Response:
@@ -280,8 +277,5 @@ def bot_logs(run_dir: Path, label: str) -> dict[str, str]:
 
 def _submit(league: Path, author: tuple[int, str], file_name: str, data: bytes,
             bot_name: str | None, entry: str | None) -> db.BotRow:
-    con = db.connect(league)
-    try:
-        return submit(con, league, author, file_name, data, bot_name, entry)
-    finally:
-        con.close()
+    return using_db(league, lambda con: submit(con, league, author, file_name, data,
+                                               bot_name, entry))

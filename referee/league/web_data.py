@@ -1,5 +1,6 @@
-"""What the web app shows, read from the league: a snapshot of its games and report
-(rebuilt only when the games or bots change), and each game's replay page (built on
+"""What the web app shows, read from the league: a snapshot of its report and latest
+games (served for REFRESH_S, then rebuilt if the games or bots changed), and each game's
+replay page (built on
 request by the replay viewer, ``referee.show.html``, and cached).
 
 A replay shows every seat's cards. With duplicate deals one deal is played in several
@@ -39,10 +40,19 @@ RECENT_GAMES = 100  # the games list's length
 REFRESH_S = 2.0  # how long a snapshot is served before the league is looked at again
 
 
+def using_db(league: Path, what: Callable[[sqlite3.Connection], T]) -> T:
+    """``what`` of a connection of its own to the league's database."""
+    con = db.connect(league)
+    try:
+        return what(con)
+    finally:
+        con.close()
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The league as of ``games`` recorded games: its report, bots and latest games. The
-    page and JSON of its report are made once (``report_html``, ``report_json``); a
+    page and JSON of its report are made once (``report_html``, ``leaderboard_json``); a
     bot's games and faults are read from the database when asked (``league``)."""
 
     league: Path
@@ -69,27 +79,20 @@ class Snapshot:
             "leaderboard": None if self.report is None else to_json(self.report)},
             ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
 
-    def _read(self, what: Callable[[sqlite3.Connection], T]) -> T:
-        con = db.connect(self.league)
-        try:
-            return what(con)
-        finally:
-            con.close()
-
     def record(self, game: int) -> dict[str, Any] | None:
-        return self._read(lambda con: db.game_record(con, game))
+        return using_db(self.league, lambda con: db.game_record(con, game))
 
     def is_whole(self, games: Iterable[int]) -> set[int]:
         """Of ``games``, those whose duplicate group is all recorded."""
-        return self._read(lambda con: whole_games(con, games))
+        return using_db(self.league, lambda con: whole_games(con, games))
 
     def games_of(self, bot: db.BotRow, limit: int) -> list[dict[str, Any]]:
         """The bot's latest ``limit`` games, newest first."""
-        return self._read(lambda con: db.latest_records(con, limit, bot.id))
+        return using_db(self.league, lambda con: db.latest_records(con, limit, bot.id))
 
     def faults_of(self, bot: db.BotRow) -> list[dict[str, Any]]:
         """The bot's faults, newest first, each with its ``game``."""
-        records = self._read(lambda con: db.records_with_faults(con, bot.id))
+        records = using_db(self.league, lambda con: db.records_with_faults(con, bot.id))
         return [{"game": r["game"], **f} for r in records for f in r["faults"]
                 if f.get("bot") == bot.label]
 
@@ -136,11 +139,7 @@ class Snapshots:
             self._lock.release()
 
     def rating_history(self, bot_id: int) -> list[db.RatingPoint]:
-        con = db.connect(self.league)
-        try:
-            return db.rating_history(con, bot_id)
-        finally:
-            con.close()
+        return using_db(self.league, lambda con: db.rating_history(con, bot_id))
 
 
 class GameInPlay(Exception):
