@@ -76,11 +76,13 @@ def test_sign_in_upload_play_logs_replay(page: Any, league: League, tmp_path: Pa
         assert "bob.pkg.v1" in tab.locator("#upload-status").text_content()
         assert not tab.locator("#upload-check").is_visible()
 
-        # It plays (the newest bot has the fewest games) and shows on the leaderboard.
+        # It plays (the newest bot has the fewest games) and shows on the leaderboard;
+        # its rating history gains a row at the next refit (serve --refit-every).
         tab.goto(f"{url}/bots/bob.pkg.v1")
         deadline_ms = WAIT_MS
-        while "not rated yet" in tab.locator(".summary").text_content():
-            assert deadline_ms > 0, "bob.pkg.v1 did not play"
+        while "not rated yet" in tab.locator(".summary").text_content() \
+                or not tab.locator("table.history tbody tr").count():
+            assert deadline_ms > 0, "bob.pkg.v1 did not play, or no refit rated it"
             tab.wait_for_timeout(500)
             deadline_ms -= 500
             tab.reload()
