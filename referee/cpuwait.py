@@ -15,6 +15,12 @@ CPU holding the lock, the main thread cannot read a reply). On an idle machine
 that is the wall time. The floor keeps a bot from buying time with threads of its own
 that keep its other threads waiting: whatever its processes compute is charged.
 
+The runner reads a request's CPU time as it goes out (``CpuMeter.used_ns``), and the
+waits only once the decision has lasted a millisecond (``CpuMeter.waited_ns``,
+``referee.match.WAITS_AFTER_S``): most replies come before, and the waits take a system
+call per thread. A wait in that first millisecond is charged to the bot; none of its
+CPU time goes uncounted.
+
 The kernel adds a wait to the count when it ends, so at a deadline a bot with a thread
 that is runnable right now, or a referee's carrier that is (holding the reply, say), may
 be waiting in a way not counted yet: it is looked at again later, until the bot's CPU
@@ -168,14 +174,22 @@ class CpuMeter:
         except OSError:
             return None
 
-    def sample(self) -> CpuSample:
+    def used_ns(self) -> int:
+        """CPU time of the bot's processes now."""
         used = 0
         for clock in self._clocks:
             try:
                 used += time.clock_gettime_ns(clock)
             except OSError:  # a process that ended
                 pass
-        return CpuSample(used, self._threads.total_ns() + self._carriers.total_ns())
+        return used
+
+    def waited_ns(self) -> int:
+        """Run-queue waits of the bot's threads and the referee's carriers now."""
+        return self._threads.total_ns() + self._carriers.total_ns()
+
+    def sample(self) -> CpuSample:
+        return CpuSample(self.used_ns(), self.waited_ns())
 
     def charged_s(self, start: CpuSample, wall_s: float) -> float:
         """What a decision that began at ``start`` and took ``wall_s`` is charged."""

@@ -18,6 +18,7 @@ a request it has seen). ``referee.connguard`` caps the connections themselves.
 
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import shutil
@@ -330,7 +331,8 @@ class Hub(Generic[Peer]):
             self._discard_rest(MAX_FRAMES_PER_POLL)
             if self._mid_message:
                 return self._take(None)
-        timeout = 0 if self._backlog else max(0, int(timeout_ms))  # -1 would block forever
+        # Whole ms, rounded up: a wait of 0 would only look (-1 would block forever).
+        timeout = 0 if self._backlog else max(0, math.ceil(timeout_ms))
         # Frames already queued came in while the referee was busy since it last saw the
         # socket empty: they are stamped with that moment, so the referee's work is never
         # charged to a bot (the runner then counts from the request, if it went out later).

@@ -46,6 +46,7 @@ from typing import Any
 from referee.config import RunConfig
 from referee.deals import Deals
 from referee.games import DEFAULT_GAME, load_game
+from referee.games.api import journal_events
 from referee.journal import read_games
 from referee.logs import game_marker
 from referee.match import Match, game_end
@@ -213,9 +214,7 @@ class LocalRunner(Tournament):
             for seat, bot in enumerate(bots):
                 self._hook(match, seat, "on_game_end", bot.on_game_end,
                            replace(infos[seat], **info))
-        event_dicts = getattr(engine, "event_dicts", None)  # api.Engine: optional
-        self.journal_game(match.record(), event_dicts() if event_dicts is not None
-                          else [e.to_dict() for e in engine.events], match.decisions)
+        self.journal_game(match.record(), journal_events(engine), match.decisions)
 
     @staticmethod
     def _timed_out(match: Match, seat: int, elapsed: float, budget: float) -> bool:

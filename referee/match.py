@@ -221,19 +221,41 @@ def game_end(outcome: Outcome) -> dict[str, Any]:
             "scores": None if outcome.scores is None else list(outcome.scores)}
 
 
+# A request's CPU waits are read once it has been in flight this long (``Pending``).
+WAITS_AFTER_S = 0.001
+
+
 @dataclass
 class Pending:
-    """An ``act`` request in flight."""
+    """An ``act`` request in flight.
+
+    Its bot's CPU time is read as it goes out (``used_ns``; None where there is no
+    meter), the waits for a CPU only once it has lasted WAITS_AFTER_S (``cpu``, from
+    ``Table.look``): most replies come before, and the read takes a system call per
+    thread. Waits in that first moment are charged to the bot (``referee.cpuwait``)."""
 
     seq: int
     seat: int
     sent_at: float
     deadline: float  # moves on while the bot waits for a CPU (``Table.overdue``)
     budget_s: float
-    cpu: CpuSample | None  # the bot's CPU counters when it was sent, where readable
+    used_ns: int | None
+    cpu: CpuSample | None = None
     # ``sent_at`` moved on by a time in which the referee did not run (``Runner._forgive``):
     # the bot did, so its CPU time is charged whatever the wall time says.
     forgiven: bool = False
+
+    @property
+    def look_at(self) -> float:
+        """When the runner must look at this request next (``Table.look``)."""
+        if self.cpu is None and self.used_ns is not None:
+            return min(self.deadline, self.sent_at + WAITS_AFTER_S)
+        return self.deadline
+
+    def start(self, meter: CpuMeter) -> CpuSample:
+        """The counters the decision is measured from: with the waits of now if they
+        were not read yet (none is subtracted then)."""
+        return self.cpu or CpuSample(self.used_ns or 0, meter.waited_ns())
 
 
 class Table:
@@ -292,10 +314,10 @@ class Table:
         msg = {"type": "act", "view": engine.view(seat),
                "results": self._take_results(seat), "deadline_ms": int(budget_ms),
                "time": {"move_ms": m.move_ms, "bank_ms": int(m.clocks[seat].bank_ms)}}
-        cpu = inst.meter.sample() if inst.meter else None
+        used = inst.meter.used_ns() if inst.meter else None
         seq = inst.send(msg)
         now = time.perf_counter()
-        self.pending = Pending(seq, seat, now, now + budget_ms / 1000, budget_ms / 1000, cpu)
+        self.pending = Pending(seq, seat, now, now + budget_ms / 1000, budget_ms / 1000, used)
         if seq is None:
             self.on_crash(inst, inst.why_unreachable())
 
@@ -317,9 +339,23 @@ class Table:
         wall_s = max(0.0, received_at - pending.sent_at)
         meter = self.seats[pending.seat].meter
         if (wall_s * 1000 > self.match.move_ms or pending.forgiven) \
-                and pending.cpu is not None and meter is not None:
-            return meter.charged_s(pending.cpu, wall_s)  # less the time spent waiting for a CPU
+                and pending.used_ns is not None and meter is not None:
+            # less the time spent waiting for a CPU
+            return meter.charged_s(pending.start(meter), wall_s)
         return wall_s
+
+    def look(self, now: float, at: float) -> None:
+        """The runner's look at the pending request (``Pending.look_at``): its waits
+        read if they are due ``now``; past its deadline at ``at`` and ``overdue``, a
+        timeout."""
+        pending = self.pending
+        assert pending is not None
+        meter = self.seats[pending.seat].meter
+        if pending.cpu is None and meter is not None and pending.used_ns is not None \
+                and now >= pending.sent_at + WAITS_AFTER_S:
+            pending.cpu = CpuSample(pending.used_ns, meter.waited_ns())
+        if at > pending.deadline and self.overdue(at):
+            self.on_timeout(at)
 
     def came_late(self, received_at: float) -> bool:
         """Whether the reply to the pending request, received at ``received_at``, ran out
@@ -338,9 +374,9 @@ class Table:
         pending = self.pending
         assert pending is not None
         meter = self.seats[pending.seat].meter
-        if pending.cpu is None or meter is None:
+        if pending.used_ns is None or meter is None:
             return True
-        grace_s = meter.grace_s(pending.cpu, now - pending.sent_at, pending.budget_s)
+        grace_s = meter.grace_s(pending.start(meter), now - pending.sent_at, pending.budget_s)
         pending.deadline = now + grace_s
         return grace_s == 0.0
 

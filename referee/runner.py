@@ -31,6 +31,7 @@ from referee.cgroup import RunCgroups
 from referee.config import RunConfig
 from referee.confine import Confinement
 from referee.cpuwait import CpuMeter, ThreadWaits
+from referee.games.api import journal_events
 from referee.hub import Hub
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
@@ -378,27 +379,27 @@ class Runner(Tournament):
                     and all(w is None for w in self.starting):
                 return
             now = time.perf_counter()
-            deadlines = [t.pending.deadline for t in self.tables if t and t.pending]
-            wait_ms = POLL_MS if not deadlines else min(POLL_MS, (min(deadlines) - now) * 1000)
+            looks = [t.pending.look_at for t in self.tables if t and t.pending]
+            wait_ms = POLL_MS if not looks else min(POLL_MS, (min(looks) - now) * 1000)
             self._pump(max(0.0, wait_ms))
             now = time.perf_counter()
-            if any(now > d for d in deadlines):
-                self._judge_deadlines(now)
+            if any(now >= at for at in looks):
+                self._look(now)
             if now - last_liveness > LIVENESS_EVERY_S:
                 last_liveness = now
                 self._check_liveness()
                 self._end_retired(now)
 
-    def _judge_deadlines(self, now: float) -> None:
-        """Time out the pending requests overdue at the last moment nothing was unread:
-        a reply still on the socket (the turn ended before it) may have come in time,
-        while the referee worked on others. Under a flood that leaves the socket never
-        empty, the judging lags ``now`` by UNREAD_LAG_S at most."""
+    def _look(self, now: float) -> None:
+        """Look at the pending requests (``Table.look``): their deadlines are judged at
+        the last moment nothing was unread: a reply still on the socket (the turn ended
+        before it) may have come in time, while the referee worked on others. Under a
+        flood that leaves the socket never empty, the judging lags ``now`` by
+        UNREAD_LAG_S at most."""
         at = max(self.hub.quiet_since(), now - UNREAD_LAG_S)
         for t in self.tables:
-            if t is not None and t.pending is not None and at > t.pending.deadline \
-                    and t.overdue(at):
-                t.on_timeout(at)
+            if t is not None and t.pending is not None:
+                t.look(now, at)
 
     def _busy_bots(self) -> set[int]:
         """The bot numbers seated at tables in progress or starting."""
@@ -478,8 +479,7 @@ class Runner(Tournament):
         for inst in table.forfeited:
             inst.stop()
         self.pool.release(table.seats, self._ahead.soon() if self._ahead else ())
-        self.journal_game(table.record(), [e.to_dict() for e in table.engine.events],
-                          table.match.decisions)
+        self.journal_game(table.record(), journal_events(table.engine), table.match.decisions)
 
     def _pump(self, timeout_ms: float) -> None:
         asked = time.perf_counter()

@@ -205,6 +205,13 @@ class Engine(Protocol):
     def outcome(self) -> Outcome: ...
 
 
+def journal_events(engine: Engine) -> list[dict[str, Any]]:
+    """A finished game's events as the journal takes them: the engine's
+    ``event_dicts()`` where it has one."""
+    event_dicts = getattr(engine, "event_dicts", None)
+    return event_dicts() if event_dicts is not None else [e.to_dict() for e in engine.events]
+
+
 @dataclass(frozen=True)
 class CheckTurn:
     """A position ``referee check`` plays: ``engine``'s seat to act gets its view (at a

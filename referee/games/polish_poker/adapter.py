@@ -78,7 +78,9 @@ class PolishEngine:
 def round_results(events: Sequence[Any], start: int) -> list[dict[str, Any]]:
     """One result per round that ended in ``events[start:]`` (lost by a call, a fault or
     a forfeit), with every hand of that round revealed (SPEC.md, "round result")."""
-    if start >= len(events):
+    # A result comes only from a round's end among the new events: most decisions add
+    # a declaration or a call, and the round need not be walked for them.
+    if not any(isinstance(e, RoundLost | Eliminated) for e in events[start:]):
         return []
     first = start
     while first > 0 and not isinstance(events[first], Dealt):
