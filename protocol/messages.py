@@ -10,7 +10,6 @@ are opaque here and checked by the game's own codec.
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,32 +30,19 @@ SEQ_LIMIT = 1 << 53
 # 585 seqs instead of one per seq (a message's largest cost after its encoding).
 RANDOM_BLOCK = 4096
 
-
-class _RandomBytes:
-    """The operating system's random bytes (``os.urandom``, as ``secrets`` draws them),
-    fetched a block at a time and each handed out once. A forked child drops what its
-    parent had fetched, so that the two never hand out the same bytes."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._block = b""
-        self._at = 0
-
-    def take(self, n: int) -> bytes:
-        with self._lock:
-            if self._at + n > len(self._block):
-                self._block, self._at = os.urandom(RANDOM_BLOCK), 0
-            self._at += n
-            return self._block[self._at - n:self._at]
-
-    def drop(self) -> None:
-        self._block, self._at = b"", 0
-        self._lock = threading.Lock()  # a child forked while another thread held it
-
-
-_RANDOM = _RandomBytes()
+# Seqs drawn and not yet handed out, each handed out once (``list.pop`` is atomic). A
+# forked child drops its parent's, so that the two never hand out the same seq.
+_SEQS: list[int] = []
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_RANDOM.drop)
+    os.register_at_fork(after_in_child=_SEQS.clear)
+
+
+def _draw_seqs() -> list[int]:
+    """A block of ``os.urandom`` (as ``secrets`` draws it) as seqs: 56 random bits of
+    each 7 bytes, 53 kept, and 0 left out."""
+    block = os.urandom(RANDOM_BLOCK)
+    seqs = (int.from_bytes(block[i:i + 7], "big") >> 3 for i in range(0, RANDOM_BLOCK - 6, 7))
+    return [s for s in seqs if s]
 
 
 def new_seq() -> int:
@@ -64,9 +50,10 @@ def new_seq() -> int:
     message, so that a reply that echoes it proves that its bot saw the request (SPEC
     section 4): a reply sent ahead, however it is timed, can only guess it."""
     while True:
-        seq = int.from_bytes(_RANDOM.take(7), "big") >> 3  # 56 random bits, 53 kept
-        if seq:
-            return seq
+        try:
+            return _SEQS.pop()
+        except IndexError:
+            _SEQS.extend(_draw_seqs())
 
 
 @dataclass(frozen=True, slots=True)

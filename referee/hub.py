@@ -111,7 +111,7 @@ class HubCounters:
         return dict(vars(self))
 
 
-@dataclass
+@dataclass(slots=True)
 class Incoming(Generic[Peer]):
     """A frame from a bound peer: either a decoded message or the reason it is bad.
     ``received_at`` (``time.perf_counter``) is the last moment before it was read at

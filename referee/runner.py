@@ -118,6 +118,7 @@ class BotInstance:
         self.meter: CpuMeter | None = None  # once it is ready
         self.restarts = 0
         self.frozen = False  # --cpu-turns: stopped while it owes no reply
+        self._turns = runner.config.limits.turns
         self.launched = False  # its first process was started
 
     @property
@@ -201,7 +202,7 @@ class BotInstance:
         bot is not reachable. With ``--cpu-turns`` a request lets this process run and
         stops every other process of the run that has said hello and owes no reply
         (``hold``)."""
-        if message["type"] == "act" and self.runner.config.limits.turns:
+        if self._turns and message["type"] == "act":
             for inst in self.runner.instances:
                 if inst.ready:
                     inst.hold(inst is not self and not inst.awaits_reply())

@@ -47,7 +47,7 @@ from typing import Any
 
 import zmq
 
-from protocol.codec import decode, encode
+from protocol.codec import decode_trusted, encode
 from protocol.messages import PROTOCOL_VERSION
 from referee.games import GameError, load_game, package
 from referee.games.api import Game
@@ -145,7 +145,7 @@ def run(
         sock.send(encode(hello))
         if not sock.poll(hello_timeout_ms()):
             raise BotError(f"no welcome from the referee at {endpoint}")
-        reply = decode(sock.recv())
+        reply = decode_trusted(sock.recv())
         if reply["type"] != "welcome":
             raise BotError(f"referee refused the connection: {reply.get('reason', reply)}")
         given = reply.get("options")
@@ -233,7 +233,7 @@ def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
     loaded: dict[str, Game] = {}
     failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
-        msg = decode(sock.recv())
+        msg = decode_trusted(sock.recv())
         kind = msg["type"]
         if kind == "act":
             if game is None:

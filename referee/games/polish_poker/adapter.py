@@ -75,12 +75,15 @@ class PolishEngine:
         return Outcome(self.game.places, None, self.game.round)
 
 
+_ROUND_ENDS = (RoundLost, Eliminated)
+
+
 def round_results(events: Sequence[Any], start: int) -> list[dict[str, Any]]:
     """One result per round that ended in ``events[start:]`` (lost by a call, a fault or
     a forfeit), with every hand of that round revealed (SPEC.md, "round result")."""
     # A result comes only from a round's end among the new events: most decisions add
     # a declaration or a call, and the round need not be walked for them.
-    if not any(isinstance(e, RoundLost | Eliminated) for e in events[start:]):
+    if not any(isinstance(events[i], _ROUND_ENDS) for i in range(start, len(events))):
         return []
     first = start
     while first > 0 and not isinstance(events[first], Dealt):

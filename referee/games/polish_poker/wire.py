@@ -152,7 +152,7 @@ class View:
         time_left_ms: int | None = None,
     ) -> View:
         """The same View as ``View(...)`` of these fields, built several times faster, for
-        the engine, which builds one per decision.
+        the engine and the SDK (``from_wire``), which build one per decision.
 
         A frozen dataclass's ``__init__`` pays an ``object.__setattr__`` call per field.
         Here the fields go into a plain object with the very same slots, which then
@@ -194,16 +194,14 @@ class View:
     def from_wire(cls, w: Mapping[str, Any], time_left_ms: int | None = None) -> View:
         """Parse a view payload (bot side); raises ActionError on a malformed one."""
         try:
-            ruleset = w["ruleset"]
-            return cls(
-                ruleset=ruleset, seat=int(w["seat"]), players=int(w["players"]),
-                round=int(w["round"]), cap=int(w["cap"]), hand=_cards_from_wire(w["hand"]),
-                community=None if w["community"] is None else parse_card(w["community"]),
-                counts=tuple(int(c) for c in w["counts"]),
-                active=tuple(bool(a) for a in w["active"]), opener=int(w["opener"]),
-                history=tuple((int(s), from_id(d, ruleset)) for s, d in w["history"]),
-                time_left_ms=time_left_ms,
-            )
+            ruleset, community = w["ruleset"], w["community"]
+            return cls.build(
+                ruleset, int(w["seat"]), int(w["players"]), int(w["round"]), int(w["cap"]),
+                _cards_from_wire(w["hand"]),
+                None if community is None else parse_card(community),
+                tuple([int(c) for c in w["counts"]]), tuple([bool(a) for a in w["active"]]),
+                int(w["opener"]),
+                tuple([(int(s), from_id(d, ruleset)) for s, d in w["history"]]), time_left_ms)
         except (KeyError, TypeError, ValueError, CardError, DeclarationError,
                 RulesetError) as exc:
             raise ActionError(f"malformed view: {exc!r}"[:200]) from None
