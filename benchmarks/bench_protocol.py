@@ -36,9 +36,10 @@ Then one 4-player run under cProfile (another subprocess, profiling only the sam
 window): the top functions by tottime in the referee process, per decision, and the
 same tottime summed by file/package.
 
-The target: referee µs per decision <= 1.5 x raw µs per round trip. Other processes on
-the same cores disturb both sides, so each is timed in chunks and the verdict compares
-the least disturbed chunk of each (best/best); whole-window/median is printed too.
+The targets: referee µs per decision <= 1.3 x raw µs per round trip with the trivial raw
+bot (b'), <= 1.5 x with the SDK bot (b). Other processes on the same cores disturb both
+sides, so each is timed in chunks and the verdict compares the least disturbed chunk of
+each (best/best); whole-window/median is printed too.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ from referee.schedule import game_seed  # noqa: E402
 
 SEED = 20240601
 MOVE_MS, BANK_MS = 1000, 0
-TARGET = 1.5
+TARGET = 1.5  # the referee with an SDK bot / the raw round trip (issue 20)
+RAW_TARGET = 1.3  # the referee with the trivial raw bot / the raw round trip
 CHUNKS = 5  # each side is timed in chunks: best (least disturbed) and median/whole
 TICK_S = 1 / os.sysconf("SC_CLK_TCK")
 ONE_CPU = min(os.sched_getaffinity(0))  # the CPU of the one-CPU rows (d)
@@ -559,8 +561,8 @@ def report(work: Workload, res: dict[int, dict[str, Any]], prof: dict[str, Any],
             return r["match"]["best_chunk_us"] / r[base]["best"]
         return per_dec(r, "window_s") / r[base]["median"]
 
-    def verdict(x: float) -> str:
-        return f"{x:.2f} {'ok' if x <= TARGET else 'OVER'}"
+    def verdict(x: float, target: float = TARGET) -> str:
+        return f"{x:.2f} {'ok' if x <= target else 'OVER'}"
 
     def best_med(d: dict[str, float]) -> str:
         return f"{d['best']:.1f} ({d['median']:.1f})"
@@ -623,8 +625,8 @@ def report(work: Workload, res: dict[int, dict[str, Any]], prof: dict[str, Any],
         lambda r: f"{r['raw_match']['window_decisions'] / r['raw_match']['window_s']:,.0f}")
     add(f"  µs per decision: best of {CHUNKS} game chunks",
         lambda r: f"{r['raw_match']['best_chunk_us']:.1f}")
-    add(f"  RATIO referee with a trivial bot / raw round trip, best/best (<= {TARGET})",
-        lambda r: verdict(r["raw_match"]["best_chunk_us"] / r["pp"]["best"]))
+    add(f"  RATIO referee with a trivial bot / raw round trip, best/best (<= {RAW_TARGET})",
+        lambda r: verdict(r["raw_match"]["best_chunk_us"] / r["pp"]["best"], RAW_TARGET))
     add("  ratio to the raw round trip that waits as the hub does, best/best",
         lambda r: f"{r['raw_match']['best_chunk_us'] / r['pp_watch']['best']:.2f}")
     lines.append("(c) memory (fresh subprocess running only the match)")
