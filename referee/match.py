@@ -351,9 +351,12 @@ class Table:
         pending = self.pending
         assert pending is not None
         meter = self.seats[pending.seat].meter
-        if pending.cpu is None and meter is not None and pending.used_ns is not None \
+        if pending.cpu is None and pending.used_ns is not None \
                 and now >= pending.sent_at + WAITS_AFTER_S:
-            pending.cpu = CpuSample(pending.used_ns, meter.waited_ns())
+            if meter is None:  # closed since (its process is gone): charged wall time
+                pending.used_ns = None
+            else:
+                pending.cpu = CpuSample(pending.used_ns, meter.waited_ns())
         if at > pending.deadline and self.overdue(at):
             self.on_timeout(at)
 
