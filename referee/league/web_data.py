@@ -121,22 +121,22 @@ class Snapshots:
             assert cached is not None
             return cached
         try:
-            con = db.connect(self.league)
-            try:
-                self._looked = time.monotonic()
-                bots = tuple(db.bots(con))
-                games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-                cached = self._cached
-                if cached is None or cached.bots != bots or cached.games != games:
-                    recent = tuple(db.latest_records(con, RECENT_GAMES))
-                    cached = self._cached = Snapshot(
-                        self.league, games, current_report(con), bots, recent,
-                        frozenset(whole_games(con, (r["game"] for r in recent))))
-                return cached
-            finally:
-                con.close()
+            return using_db(self.league, self._look)
         finally:
             self._lock.release()
+
+    def _look(self, con: sqlite3.Connection) -> Snapshot:
+        """The snapshot as the league is now: the one cached, if nothing changed."""
+        self._looked = time.monotonic()
+        bots = tuple(db.bots(con))
+        games = con.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        cached = self._cached
+        if cached is None or cached.bots != bots or cached.games != games:
+            recent = tuple(db.latest_records(con, RECENT_GAMES))
+            cached = self._cached = Snapshot(
+                self.league, games, current_report(con), bots, recent,
+                frozenset(whole_games(con, (r["game"] for r in recent))))
+        return cached
 
     def rating_history(self, bot_id: int) -> list[db.RatingPoint]:
         return using_db(self.league, lambda con: db.rating_history(con, bot_id))
