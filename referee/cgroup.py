@@ -199,11 +199,11 @@ class BotCgroup:
                 _rmdir(d)
 
 
-def _remove_tree(d: Path) -> None:
+def remove_tree(d: Path) -> None:
     """Kill what is in cgroup ``d`` and in the cgroups under it, and remove them all."""
     for child in d.iterdir() if d.exists() else ():
         if child.is_dir():
-            _remove_tree(child)
+            remove_tree(child)
     BotCgroup((d,)).remove()
 
 
@@ -226,7 +226,8 @@ def sweep(support: Support) -> None:
 
     A bot dies with the referee process that started it, except one that was being
     started at that very moment (bubblewrap's sandboxed child asks to die with its parent
-    a moment after it exists); a ``kill -9`` also leaves the cgroups themselves."""
+    a moment after it exists), which the run's reaper ends (``referee.reaper``); a
+    reaper that could not start, or was killed too, leaves this to the next run."""
     freezer = freezer_parent()
     for parent in (*support.parents, *((freezer,) if freezer is not None else ())):
         for run in parent.glob("referee-*-*"):
@@ -237,7 +238,7 @@ def sweep(support: Support) -> None:
                 pass
             except (ValueError, PermissionError):
                 continue
-            _remove_tree(run)
+            remove_tree(run)
 
 
 def sweep_here() -> None:
@@ -285,7 +286,8 @@ class RunCgroups:
 
     @property
     def all_dirs(self) -> tuple[Path, ...]:
-        return self.dirs + ((self.freezer,) if self.freezer is not None else ())
+        """The run's directories, the freezer's first (what is frozen dies once thawed)."""
+        return ((self.freezer,) if self.freezer is not None else ()) + self.dirs
 
     @classmethod
     def create(cls, turns: bool = False) -> RunCgroups | None:
@@ -363,7 +365,7 @@ class RunCgroups:
             group.remove()
         self._bots.clear()
         for d in self.all_dirs:
-            _remove_tree(d)
+            remove_tree(d)
         atexit.unregister(self.remove)
 
     def _remove_dirs(self) -> None:

@@ -29,7 +29,6 @@ from typing import Any
 
 from referee.bottree import BotTree
 from referee.config import RunConfig
-from referee.journal import transcript_line
 from referee.runner import BotStartError
 from referee.schedule import ScheduledGame
 from referee.workers import CLOSE_S, WorkerError, WorkerProcess, WorkerTraceback
@@ -152,8 +151,8 @@ class RunHost:
                     self._fail(WorkerError(f"the referee worker {proc.why_gone()}"))
                     break
                 if kind == "done":
-                    record, events, decisions = args
-                    done = (record, transcript_line(record, events, decisions))
+                    record, line = args
+                    done = (record, line)
                     with self._cond:
                         if record["game"] in self._waiting:
                             self._waiting[record["game"]] = done

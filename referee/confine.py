@@ -20,6 +20,7 @@ from referee.cgroup import RunCgroups
 from referee.kernelcache import CacheWatch, sandbox_kernels
 from referee.logs import LogPump
 from referee.process import BotLimits, BotProcess, BotSpec
+from referee.reaper import Reaper
 from referee.sandbox import Sandbox
 
 
@@ -30,6 +31,7 @@ class Confinement:
     sandbox: Sandbox
     limits: BotLimits
     cgroups: RunCgroups | None = None
+    reaper: Reaper | None = None  # ends the bots in the cgroups if this process is killed
     kernels: Path | None = None   # the command's own verified copy, bound read-only
     watch: CacheWatch | None = None  # trusted bots: what the kernel cache was before them
     notes: list[str] = field(default_factory=list)  # what the command must say
@@ -38,10 +40,15 @@ class Confinement:
     @classmethod
     def open(cls, sandbox: str, limits: BotLimits,
              kernels: Sequence[str] = ()) -> Confinement:
-        """Make the cgroups and, for sandboxed bots, a copy of the kernels that the
-        functions ``kernels`` compile (``Game.kernels``); for trusted bots, start watching
-        the kernel cache."""
+        """Make the cgroups (and their reaper) and, for sandboxed bots, a copy of the
+        kernels that the functions ``kernels`` compile (``Game.kernels``); for trusted
+        bots, start watching the kernel cache."""
         made = cls(Sandbox(sandbox), limits, RunCgroups.create(limits.turns))
+        if made.cgroups is not None:
+            try:
+                made.reaper = Reaper(made.cgroups.all_dirs)
+            except OSError:  # the next run's sweep is left (``referee.cgroup.sweep``)
+                pass
         if sandbox == "none":
             made.watch = CacheWatch.start()
             return made
@@ -70,6 +77,9 @@ class Confinement:
         if self.cgroups is not None:
             self.cgroups.remove()
             self.cgroups = None
+        if self.reaper is not None:
+            self.reaper.close()
+            self.reaper = None
         if self._private is not None:
             shutil.rmtree(self._private, ignore_errors=True)
             self._private = None

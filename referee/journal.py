@@ -1,9 +1,9 @@
 """The run journal: the single source of truth of a run.
 
 A run directory holds ``games.jsonl`` (one JSON object per finished game, appended
-and flushed as the game ends) and ``transcripts.jsonl`` (one JSON object per game with
-its full event stream, written just before the game's line). JOURNAL.md documents
-both formats.
+as the game ends: ``referee.backlog``) and ``transcripts.jsonl`` (one JSON object per
+game with its full event stream, written just before the game's line). JOURNAL.md
+documents both formats.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 import os
 import re
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Generator, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,18 @@ def transcript_line(record: dict[str, Any], events: list[dict[str, Any]],
     (``[seat, event, ms]`` each, ``referee.match.Match.decisions``): schema 5, its events
     and decisions packed; schema 4, as they are, for events msgpack cannot hold (an integer
     beyond 64 bits). Events are JSON values with text keys (``to_dict``)."""
+    steps = transcript_steps(record, events, decisions)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
+def transcript_steps(record: dict[str, Any], events: list[dict[str, Any]],
+                     decisions: list[list[Any]]) -> Generator[None, None, bytes]:
+    """``transcript_line``'s work in steps of a few tens of µs, with a yield between
+    them; returns the line (``referee.backlog``)."""
     head = {"schema_version": TRANSCRIPT_SCHEMA_VERSION, "game": record["game"],
             "seed": record["seed"], "game_type": record["game_type"],
             "params": record["params"], "players": record["players"],
@@ -116,7 +128,9 @@ def transcript_line(record: dict[str, Any], events: list[dict[str, Any]],
     except (TypeError, ValueError, OverflowError):
         return _line({**head, "schema_version": PLAIN_SCHEMA_VERSION, "decisions": decisions,
                       "events": events})
+    yield
     text = base64.b64encode(zlib.compress(packed, PACKED_LEVEL)).decode("ascii")
+    yield
     return _line({**head, "packed": text})
 
 

@@ -27,12 +27,14 @@ from typing import Any
 
 from protocol.codec import MessageError
 from protocol.messages import ActionReply, new_seq, parse_bot_message
+from referee.backlog import Backlog
 from referee.cgroup import RunCgroups
 from referee.config import RunConfig
 from referee.confine import Confinement
 from referee.cpuwait import CpuMeter, ThreadWaits
 from referee.games.api import journal_events
 from referee.hub import Hub
+from referee.journal import transcript_steps
 from referee.logs import LogPump
 from referee.match import START_ATTEMPTS, Table
 from referee.pool import BotPool, Lookahead
@@ -273,7 +275,8 @@ class BotInstance:
 
 
 class Runner(Tournament):
-    """Plays a run's games between bot processes and journals each one as it finishes."""
+    """Plays a run's games between bot processes and journals each one as it finishes
+    (while the bots of the next requests think: ``referee.backlog``)."""
 
     def __init__(self, config: RunConfig, progress: ProgressFn | None = None,
                  schedule: Iterable[ScheduledGame] | None = None, resume: bool = False,
@@ -308,6 +311,8 @@ class Runner(Tournament):
             [None] * config.concurrency
         self._ahead: Lookahead[ScheduledGame] | None = None
         self._first_slot = first_slot
+        self.unjournaled = Backlog(most=config.concurrency)  # finished games
+        self._stepped_at = 0.0  # when the loop last took a step of the backlog
 
     @property
     def instances(self) -> list[BotInstance]:
@@ -356,7 +361,14 @@ class Runner(Tournament):
     def play(self, games: Iterator[ScheduledGame | None]) -> None:
         """See ``Tournament.play``. A None from ``games`` means that no game is ready
         yet (a worker waiting for the main process): the slot stays free and asks again
-        on the next turn of the loop."""
+        on the next turn of the loop. Finished games are journalled while the bots think
+        (``referee.backlog``), and all of them before this returns."""
+        try:
+            self._play(games)
+        finally:
+            self.unjournaled.flush()
+
+    def _play(self, games: Iterator[ScheduledGame | None]) -> None:
         ahead = self._ahead = Lookahead(games, LOOKAHEAD_PER_SLOT * self.config.concurrency,
                                         lambda g: g.seating)
         pending_games = True
@@ -380,8 +392,16 @@ class Runner(Tournament):
                     and all(w is None for w in self.starting):
                 return
             now = time.perf_counter()
-            looks = [t.pending.look_at for t in self.tables if t and t.pending]
+            pending = [t.pending for t in self.tables if t and t.pending]
+            looks = [p.look_at for p in pending]
             wait_ms = POLL_MS if not looks else min(POLL_MS, (min(looks) - now) * 1000)
+            # A step of journalling when nothing is left to read, and a request has just
+            # gone out (the step is done before the reply comes) or none is in flight.
+            if self.unjournaled and self.hub.quiet_since() >= now and \
+                    (not pending or any(p.sent_at > self._stepped_at for p in pending)):
+                self._stepped_at = now
+                self.unjournaled.step()
+                wait_ms = 0.0
             self._pump(max(0.0, wait_ms))
             now = time.perf_counter()
             if any(now >= at for at in looks):
@@ -480,7 +500,16 @@ class Runner(Tournament):
         for inst in table.forfeited:
             inst.stop()
         self.pool.release(table.seats, self._ahead.soon() if self._ahead else ())
-        self.journal_game(table.record(), journal_events(table.engine), table.match.decisions)
+        self.unjournaled.add(self._journal_steps(table.record(), table))
+
+    def _journal_steps(self, record: dict[str, Any], table: Table) -> Iterator[None]:
+        """``journal_game`` of a finished table, in steps (``referee.backlog``); its
+        record is made when the game ends, for the game's duration."""
+        events = journal_events(table.engine)
+        yield
+        line = yield from transcript_steps(record, events, table.match.decisions)
+        yield
+        self.journal_encoded(record, line)
 
     def _pump(self, timeout_ms: float) -> None:
         asked = time.perf_counter()

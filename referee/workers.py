@@ -17,9 +17,10 @@ takes more games and none waits for the main process between two games.
 Transport: one socket pair per worker (``multiprocessing.connection.Connection``,
 pickles, both ends ours). Main -> worker: the worker's configuration, then ``game``,
 ``stop`` (start no more, finish those in progress) and ``quit`` (abandon those in
-progress). Worker -> main: ``ready`` (its bots said hello), ``done`` (a record, its
-events and decisions), ``played`` (no more records will come, and which games were abandoned),
-``closed`` (its counters; it exits next), or ``bot_start_error``/``error``.
+progress). Worker -> main: ``ready`` (its bots said hello), ``done`` (a record and its
+transcript's line, made by the worker while its bots think), ``played`` (no more records
+will come, and which games were abandoned), ``closed`` (its counters; it exits next), or
+``bot_start_error``/``error``.
 
 A worker is started as ``python -m referee.workers`` in a process group of its own, so a
 Ctrl-C on the terminal reaches only the main process, which tells the workers; it asks
@@ -214,7 +215,7 @@ class WorkerPool(Tournament):
             if kind == "done":
                 w.outstanding -= 1
                 if journal:
-                    self.journal_game(*args)
+                    self.journal_encoded(*args)
             elif kind == "ready":
                 w.ready = True
             elif kind == "played":
@@ -278,9 +279,8 @@ class Worker(Runner):
         while True:
             yield self.inbox.popleft() if self.inbox else None
 
-    def journal_game(self, record: dict[str, Any], events: list[dict[str, Any]],
-                     decisions: list[list[Any]]) -> None:
-        self.conn.send(("done", record, events, decisions))
+    def journal_encoded(self, record: dict[str, Any], transcript: bytes) -> None:
+        self.conn.send(("done", record, transcript))
 
 
 def serve(conn: Connection) -> None:
