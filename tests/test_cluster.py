@@ -382,6 +382,10 @@ def test_a_hung_worker_is_retired_and_its_batches_played_elsewhere(
     os.kill(hung.pid, signal.SIGSTOP)  # while it holds batches of the run
     try:
         stdout, stderr = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:  # ended here, so that it outlives no test
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, stderr = proc.communicate()
+        pytest.fail(f"the run did not end in 300 s; it said: {stderr}")
     finally:
         os.kill(hung.pid, signal.SIGCONT)
     assert proc.returncode == 0, stderr
