@@ -203,7 +203,11 @@ class ClusterPool(Tournament):
             raise WorkerError(f"a batch of games failed on the cluster: "
                               f"{type(exc).__name__}: {exc}") from exc
         try:
-            records = future.result()
+            records = future.result(timeout=self._watch.deadline_s)
+        except TimeoutError:  # done, but held by a worker that does not answer (hung)
+            self._watch.retire_holders(self.cluster, future)
+            self._inflight[future] = batch  # the scheduler plays it again elsewhere
+            return
         except OSError as exc:  # its worker or the scheduler went while it was fetched
             raise ClusterLost(f"the Dask scheduler at {self.cluster.address} has gone "
                               f"({type(exc).__name__})", self.cluster.address) from None

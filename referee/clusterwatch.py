@@ -9,8 +9,10 @@ a slow game is not a hung one. A worker silent for longer than the games' own ti
 allow a step to take (a bot's start timeout, and HANG_MOVES moves of the move time plus
 the time bank) is hung: the scheduler is told to remove it and to close it, and runs its
 batches again on the other workers (the games are deterministic; the scheduler drops what
-the removed worker sends later, and the coordinator journals each batch once). A cluster
-left with no worker for ``--cluster-wait`` ends the run too.
+the removed worker sends later, and the coordinator journals each batch once). A worker
+that holds a finished batch's result and does not hand it over within that deadline is
+hung too (``Watch.retire_holders``). A cluster left with no worker for ``--cluster-wait``
+ends the run too.
 """
 
 from __future__ import annotations
@@ -86,6 +88,26 @@ class Watch:
                 self._retire(cluster, worker, now - since)
                 del self._busy_since[worker]
         return self._workers
+
+    @property
+    def deadline_s(self) -> float:
+        """How long a worker may be silent before it is taken as hung."""
+        return self._deadline_s
+
+    def retire_holders(self, cluster: Cluster, future: Any) -> None:
+        """A batch that is done but whose result was not handed over within
+        ``deadline_s``: the workers that hold it are hung (a finished batch is not
+        processing, so ``look`` does not see them); retire them, and the scheduler plays
+        the batch again elsewhere."""
+        client = cluster.client
+        try:
+            held = client.sync(client.scheduler.who_has, keys=[future.key],
+                               callback_timeout=SCHEDULER_S)
+        except TimeoutError:
+            raise ClusterLost(f"the Dask scheduler at {cluster.address} does not answer "
+                              f"(for {SCHEDULER_S:g} s)", cluster.address) from None
+        for worker in held.get(future.key, ()):
+            self._retire(cluster, worker, self._deadline_s)
 
     def _processing(self, cluster: Cluster) -> dict[str, list[Any]]:
         client = cluster.client
