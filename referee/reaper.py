@@ -21,6 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from referee.cgroup import remove_tree
+
 WAIT_S = 5.0  # for the reaper to finish, once the referee has let go of the pipe
 
 
@@ -57,8 +59,6 @@ class Reaper:
 
 def main(dirs: list[str]) -> None:
     """Wait for the pipe on stdin to close, then end and remove ``dirs``."""
-    from referee.cgroup import remove_tree
-
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     while sys.stdin.buffer.read(1 << 16):
         pass

@@ -397,11 +397,12 @@ class Runner(Tournament):
             wait_ms = POLL_MS if not looks else min(POLL_MS, (min(looks) - now) * 1000)
             # A step of journalling when nothing is left to read, and a request has just
             # gone out (the step is done before the reply comes) or none is in flight.
-            if self.unjournaled and self.hub.quiet_since() >= now and \
-                    (not pending or any(p.sent_at > self._stepped_at for p in pending)):
-                self._stepped_at = now
-                self.unjournaled.step()
-                wait_ms = 0.0
+            if self.unjournaled:
+                fresh = not pending or any(p.sent_at > self._stepped_at for p in pending)
+                if fresh and self.hub.quiet_since() >= now:
+                    self._stepped_at = now
+                    self.unjournaled.step()
+                    wait_ms = 0.0
             self._pump(max(0.0, wait_ms))
             now = time.perf_counter()
             if any(now >= at for at in looks):
