@@ -102,11 +102,13 @@ def check_transcripts(out: Path) -> None:
             assert f["label"] in ("crash", "start-failure") or (f["seat"], f["event"]) in timed
 
 
-def check_run(out: Path, offender: str | None, games: int) -> tuple[Counter, Counter, list]:
-    """Every game is journalled, complete and consistent (``verify_run``, and
-    ``check_transcripts``), and only ``offender`` (if any) is ever charged. Returns the
-    offender's fault labels, its forfeit reasons and its fault entries."""
-    report = verify_run(out)
+def check_run(out: Path, offender: str | None, games: int,
+              complete: bool = True) -> tuple[Counter, Counter, list]:
+    """Every game is journalled (the first ``games`` of a run that was stopped, unless
+    ``complete``), complete and consistent (``verify_run``, and ``check_transcripts``),
+    and only ``offender`` (if any) is ever charged. Returns the offender's fault labels,
+    its forfeit reasons and its fault entries."""
+    report = verify_run(out, complete)
     assert report.games == games
     check_transcripts(out)
     records = read_games(out)

@@ -187,9 +187,21 @@ def attack_run(tmp_path: Path, arena: Path, mode: str, run_dir: Path | None = No
         "root_files": [str(p) for p in Path("/root").iterdir() if p.is_file()], **targets}))
     uids: dict[int, int] = {}
     cfg = config(tmp_path, [attacker, caller, rnd], mode, out=run_dir)
+    # Sampled while the run lasts: its progress callback may come after a bot has ended
+    # (a game is journalled while the next ones are played).
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            uids.update(bot_uids(str(arena)))
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     try:
-        Runner(cfg, progress=lambda r, rec: uids.update(bot_uids(str(arena)))).run()
+        Runner(cfg).run()
     finally:
+        done.set()
+        sampler.join()
         servers.close()
     labels, _, _ = check_run(run_dir, None, cfg.games)  # nobody faulted
     assert not labels
