@@ -42,7 +42,7 @@ import random
 import sys
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import zmq
@@ -217,20 +217,23 @@ def _decide(act: Callable[[Any], Any], view: Any, rules: Game) -> dict[str, Any]
         return {"error": text}
 
 
-def _load(name: Any, params: Any, loaded: dict[str, Game]) -> Game:
-    """The game a ``game_start`` names, loaded once per name and parameters."""
-    key = repr((name, sorted(params.items()) if isinstance(params, dict) else params))
-    if key not in loaded:
-        if not isinstance(name, str) or not isinstance(params, dict):
-            raise GameError(f"game_start names game {name!r} with parameters {params!r}")
-        loaded[key] = load_game(name, params)
-    return loaded[key]
+def _load(name: Any, params: Any, loaded: list[tuple[str, dict[str, Any], Game]]) -> Game:
+    """The game a ``game_start`` names, loaded once per name and parameters (``loaded``:
+    those loaded so far; a run has one or a few, compared at each game's start)."""
+    for known, known_params, game in loaded:
+        if known == name and known_params == params:
+            return game
+    if not isinstance(name, str) or not isinstance(params, dict):
+        raise GameError(f"game_start names game {name!r} with parameters {params!r}")
+    game = load_game(name, params)
+    loaded.append((name, params, game))
+    return game
 
 
 def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
     game: GameInfo | None = None
     rules: Game | None = None
-    loaded: dict[str, Game] = {}
+    loaded: list[tuple[str, dict[str, Any], Game]] = []
     failed: str | None = None  # a hook's failure, reported on the next decision
     while True:
         msg = decode_trusted(sock.recv())
@@ -264,13 +267,12 @@ def _serve(sock, act, on_game_start, on_notice, on_game_end) -> None:
         elif kind == "game_end":
             if game is not None and rules is not None:
                 _deliver(msg, rules, on_notice)
-                scores = msg.get("scores")
-                _guarded("on_game_end", on_game_end,
-                         GameInfo(game.game_id, game.game, game.seat, game.players,
-                                  game.seed, game.params, tuple(msg.get("order", ())),
-                                  tuple(msg.get("places", ())),
-                                  None if scores is None else tuple(scores),
-                                  options=options()))
+                if on_game_end is not None:
+                    scores = msg.get("scores")
+                    _guarded("on_game_end", on_game_end, replace(
+                        game, order=tuple(msg.get("order", ())),
+                        places=tuple(msg.get("places", ())),
+                        scores=None if scores is None else tuple(scores), options=options()))
             game, rules, failed = None, None, None
         elif kind == "bye":
             return
