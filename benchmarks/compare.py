@@ -21,6 +21,10 @@ they can):
 - ``zmq``: a ``Runner`` over ZeroMQ against 4 trivial raw-protocol bots (decode, answer:
   ``bench_protocol.py``'s) without the sandbox, all on one CPU: the referee's CPU µs per
   decision (all its threads), from the end of its first game to the end of its last;
+- ``sdk``: the Python SDK's answer to an ``act`` of those games, as ``referee.sdk`` gives
+  it (decode, the game's view, ``caller.act``, the action encoded, the reply encoded),
+  in a loop: CPU µs per decision, warm (a bot woken for its turn runs it cold, about
+  twice as long);
 - ``transcript``: bytes of ``transcripts.jsonl`` per game of the in-process run.
 """
 
@@ -100,6 +104,53 @@ elif measure == "zmq":
     Runner(RunConfig(**kw), progress=progress).run()
     decisions = sum(d for _, d in marks[1:])
     print(json.dumps({"zmq": (marks[-1][0] - marks[0][0]) / decisions * 1e6}))
+elif measure == "sdk":
+    try:
+        from protocol.codec import decode_trusted as decode
+    except ImportError:  # before the SDK read messages without the referee's checks
+        from protocol.codec import decode
+    from protocol.codec import encode
+    deadline = {"deadline_ms": 1000, "time": {"move_ms": 1000, "bank_ms": 0}}
+    frames = []  # every act of the games, as the referee sends it
+    try:
+        from referee.games import load_game
+    except ImportError:  # before games were packages: the SDK spoke Polish Poker alone
+        from protocol.polish import Action, View, parse_action
+        from referee.games.polish import PolishPoker
+        read_view = View.from_wire
+        def to_wire(value):
+            return Action.to_wire(parse_action(value, "official"))
+        for seed in range(size):
+            game = PolishPoker("official", 4, seed)
+            while not game.is_over:
+                seat = game.current_seat
+                frames.append(encode({"type": "act", "view": game.view(seat).to_wire(),
+                                      "results": [], "seq": len(frames) + 1, **deadline}))
+                game.apply(caller.act(game.view(seat)), seat=seat)
+    else:
+        rules = load_game("polish-poker", {"ruleset": "official"})
+        read_view = rules.decode_view
+        def to_wire(value):
+            return rules.encode_action(rules.parse_local_action(value))
+        for seed in range(size):
+            engine = rules.new_game(4, seed)
+            while not engine.is_over:
+                seat = engine.current_seat
+                view = engine.view(seat)
+                frames.append(encode({"type": "act", "view": view, "results": [],
+                                      "seq": len(frames) + 1, **deadline}))
+                local = caller.act(rules.decode_view(view, 1000))
+                engine.apply(seat, rules.parse_action(to_wire(local)))
+    def answer(frame):  # what the SDK does with an act
+        msg = decode(frame)
+        view = read_view(msg["view"], msg["deadline_ms"])
+        encode({"type": "action", "seq": msg["seq"], "action": to_wire(caller.act(view))})
+    for frame in frames[:2000]:
+        answer(frame)
+    t = time.process_time()
+    for frame in frames:
+        answer(frame)
+    print(json.dumps({"sdk": (time.process_time() - t) / len(frames) * 1e6}))
 '''
 
 # A trivial bot that speaks the protocol itself (bench_protocol.py's): decode each
@@ -126,10 +177,11 @@ while True:
 '''
 
 # (measure, size, what it prints, unit)
-MEASURES = (("in-process", 1000), ("engine", 1000), ("zmq", 100))
+MEASURES = (("in-process", 1000), ("engine", 1000), ("zmq", 100), ("sdk", 300))
 LINES = (("in-process", "in-process runner, official 4 x caller", "CPU µs/game"),
          ("engine", "engine loop + transcript JSON, same games", "CPU µs/game"),
          ("zmq", "referee over ZeroMQ, 4 raw trivial bots, 1 CPU", "CPU µs/decision"),
+         ("sdk", "SDK bot's answer to an act (caller, 4 seats)", "CPU µs/decision"),
          ("transcript", "transcripts.jsonl per game (in-process run)", "bytes"))
 
 
