@@ -247,11 +247,15 @@ def main() -> None:
             print(f"| {text} | {unit} | {_fmt(work)} | {_fmt(ref)} | - |")
             continue
         a, b = statistics.median(work), statistics.median(ref)
-        print(f"| {text} | {unit} | {a:,.0f} | {b:,.0f} | {a / b:.2f} |")
+        print(f"| {text} | {unit} | {_fmt(work)} | {_fmt(ref)} | {a / b:.2f} |")
 
 
 def _fmt(values: list[float] | None) -> str:
-    return f"{statistics.median(values):,.0f}" if values else "failed"
+    """The median of a measure's values; a tenth where it is under 100."""
+    if not values:
+        return "failed"
+    m = statistics.median(values)
+    return f"{m:,.0f}" if m >= 100 else f"{m:.1f}"
 
 
 if __name__ == "__main__":
