@@ -127,12 +127,6 @@ def _declaration_of_id(ruleset: str) -> dict[int, Declaration]:
     return dict(enumerate(ladder(ruleset)))
 
 
-def _cards_from_wire(ids: Any) -> tuple[Card, ...]:
-    if not isinstance(ids, list):
-        raise ActionError("cards must be a list of card ids")
-    return parse_cards(ids)
-
-
 @dataclass(frozen=True, slots=True)
 class View:
     """Everything one seat may know when it must act, and nothing more.
