@@ -179,8 +179,9 @@ class Match:
         self.engine.forfeit(seat, label)
         self.forfeited.append(seat)
 
-    def record(self) -> dict[str, Any]:
-        """The journal line of the finished game (JOURNAL.md)."""
+    def record(self, ended_at: float | None = None) -> dict[str, Any]:
+        """The journal line of the finished game (JOURNAL.md); ``ended_at`` (``time.time``)
+        when it ended, if that was before now."""
         outcome = self.engine.outcome()
         places = list(outcome.places)
         g = self.game
@@ -195,7 +196,8 @@ class Match:
             "timing": [dict(bot=n, **c.summary()) for n, c in zip(self.names, self.clocks,
                                                                   strict=True)],
             "started_at": round(self.started_at, 3),
-            "duration_s": round(time.time() - self.started_at, 4),
+            "duration_s": round((time.time() if ended_at is None else ended_at)
+                                - self.started_at, 4),
         }
 
 
@@ -305,7 +307,7 @@ class Table:
         for seat, notice in engine.notices(self._sent_events):
             self.unsent[seat].append(notice)
         self._sent_events = len(engine.events)
-        if self.is_over:
+        if engine.is_over:
             return
         seat = engine.current_seat
         inst = self.seats[seat]
@@ -416,8 +418,8 @@ class Table:
             self.match.crash(seat, detail)
             self._advance()
 
-    def record(self) -> dict[str, Any]:
-        return self.match.record()
+    def record(self, ended_at: float | None = None) -> dict[str, Any]:
+        return self.match.record(ended_at)
 
     def finish(self) -> None:
         end = game_end(self.engine.outcome())

@@ -501,11 +501,12 @@ class Runner(Tournament):
         for inst in table.forfeited:
             inst.stop()
         self.pool.release(table.seats, self._ahead.soon() if self._ahead else ())
-        self.unjournaled.add(self._journal_steps(table.record(), table))
+        self.unjournaled.add(self._journal_steps(table, time.time()))
 
-    def _journal_steps(self, record: dict[str, Any], table: Table) -> Iterator[None]:
-        """``journal_game`` of a finished table, in steps (``referee.backlog``); its
-        record is made when the game ends, for the game's duration."""
+    def _journal_steps(self, table: Table, ended_at: float) -> Iterator[None]:
+        """``journal_game`` of a table that finished at ``ended_at``, in steps
+        (``referee.backlog``)."""
+        record = table.record(ended_at)
         events = journal_events(table.engine)
         yield
         line = yield from transcript_steps(record, events, table.match.decisions)

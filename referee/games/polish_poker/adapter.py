@@ -10,7 +10,7 @@ from typing import Any
 from referee.games.api import Outcome
 from referee.games.polish_poker.engine import PolishPoker
 from referee.games.polish_poker.events import Dealt, Eliminated, Revealed, RoundLost, event_dicts
-from referee.games.polish_poker.wire import Call, Raise, RoundResult, View
+from referee.games.polish_poker.wire import Call, Raise, View, round_result_wire
 
 
 class PolishEngine:
@@ -82,8 +82,12 @@ def round_results(events: Sequence[Any], start: int) -> list[dict[str, Any]]:
     """One result per round that ended in ``events[start:]`` (lost by a call, a fault or
     a forfeit), with every hand of that round revealed (SPEC.md, "round result")."""
     # A result comes only from a round's end among the new events: most decisions add
-    # a declaration or a call, and the round need not be walked for them.
-    if not any(isinstance(events[i], _ROUND_ENDS) for i in range(start, len(events))):
+    # a declaration or a call, and the round need not be walked for them (a plain loop:
+    # this runs at every decision).
+    for e in events[start:]:
+        if isinstance(e, _ROUND_ENDS):
+            break
+    else:
         return []
     first = start
     while first > 0 and not isinstance(events[first], Dealt):
@@ -113,9 +117,7 @@ def round_results(events: Sequence[Any], start: int) -> list[dict[str, Any]]:
 def _result(dealt: Dealt | None, revealed: Revealed | None, loser: int, reason: str,
             eliminated: bool) -> dict[str, Any]:
     assert dealt is not None, "events of a round start with its deal"
-    return RoundResult(
-        round=dealt.round, hands=dealt.hands, community=dealt.community,
-        declaration=revealed.declaration if revealed else None,
-        exists=revealed.exists if revealed else None, loser=loser, reason=reason,
-        eliminated=eliminated,
-    ).to_wire()
+    return round_result_wire(
+        dealt.round, dealt.hands, dealt.community,
+        revealed.declaration if revealed else None,
+        revealed.exists if revealed else None, loser, reason, eliminated)

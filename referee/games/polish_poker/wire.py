@@ -250,13 +250,8 @@ class RoundResult:
     eliminated: bool
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "round": self.round, "hands": [[c.id for c in h] for h in self.hands],
-            "community": None if self.community is None else self.community.id,
-            "declaration": None if self.declaration is None else self.declaration.id,
-            "exists": self.exists, "loser": self.loser, "reason": self.reason,
-            "eliminated": self.eliminated,
-        }
+        return round_result_wire(self.round, self.hands, self.community, self.declaration,
+                                 self.exists, self.loser, self.reason, self.eliminated)
 
     @classmethod
     def from_wire(cls, w: Mapping[str, Any], ruleset: str) -> RoundResult:
@@ -267,3 +262,18 @@ class RoundResult:
             exists=w["exists"], loser=w["loser"], reason=w["reason"],
             eliminated=w["eliminated"],
         )
+
+
+def round_result_wire(
+    round: int, hands: tuple[tuple[Card, ...], ...], community: Card | None,
+    declaration: Declaration | None, exists: bool | None, loser: int, reason: str,
+    eliminated: bool,
+) -> dict[str, Any]:
+    """``RoundResult(...).to_wire()`` of these fields, without the RoundResult: the
+    referee makes one per round (``adapter.round_results``)."""
+    return {
+        "round": round, "hands": [[c.id for c in h] for h in hands],
+        "community": None if community is None else community.id,
+        "declaration": None if declaration is None else declaration.id,
+        "exists": exists, "loser": loser, "reason": reason, "eliminated": eliminated,
+    }
