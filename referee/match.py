@@ -316,9 +316,11 @@ class Table:
         msg = {"type": "act", "view": engine.view(seat),
                "results": self._take_results(seat), "deadline_ms": int(budget_ms),
                "time": {"move_ms": m.move_ms, "bank_ms": int(m.clocks[seat].bank_ms)}}
-        used = inst.meter.used_ns() if inst.meter else None
         seq = inst.send(msg)
         now = time.perf_counter()
+        # The bot's CPU time is read once the request is out (off the referee's path
+        # from a reply to the next request): the bot cannot have woken to it yet.
+        used = inst.meter.used_ns() if inst.meter else None
         self.pending = Pending(seq, seat, now, now + budget_ms / 1000, budget_ms / 1000, used)
         if seq is None:
             self.on_crash(inst, inst.why_unreachable())
