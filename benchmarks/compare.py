@@ -21,6 +21,8 @@ they can):
 - ``zmq``: a ``Runner`` over ZeroMQ against 4 trivial raw-protocol bots (decode, answer:
   ``bench_protocol.py``'s) without the sandbox, all on one CPU: the referee's CPU µs per
   decision (all its threads), from the end of its first game to the end of its last;
+- ``zmq-wall``: the same on every CPU: wall µs per decision, that of the least disturbed
+  fifth of the games after the first (as ``bench_protocol.py`` times its (b'));
 - ``sdk``: the Python SDK's answer to an ``act`` of those games, as ``referee.sdk`` gives
   it (decode, the game's view, ``caller.act``, the action encoded, the reply encoded),
   in a loop: CPU µs per decision, warm (a bot woken for its turn runs it cold, about
@@ -79,14 +81,15 @@ elif measure == "engine":
     t = time.process_time()
     play(range(1000, 1000 + size))
     print(json.dumps({"engine": (time.process_time() - t) / size * 1e6}))
-elif measure == "zmq":
+elif measure in ("zmq", "zmq-wall"):
     import inspect
     from referee.config import RunConfig
     from referee.process import resolve_bots
     from referee.runner import Runner
-    # One CPU for the referee and its bots (inherited): no wake-up crosses CPUs, so the
-    # time is the work (bench_protocol.py's (d)); the least steady measure otherwise.
-    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+    if measure == "zmq":
+        # One CPU for the referee and its bots (inherited): no wake-up crosses CPUs, so
+        # the time is the work (bench_protocol.py's (d)); the least steady measure else.
+        os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
     bot = os.environ["COMPARE_RAW_BOT"]
     from protocol.messages import PROTOCOL_VERSION  # the tree's: what its bots say
     os.environ["COMPARE_PROTOCOL"] = str(PROTOCOL_VERSION)
@@ -100,10 +103,17 @@ elif measure == "zmq":
         kw["sandbox"] = "none"
     marks = []
     def progress(runner, rec, *rest):
-        marks.append((time.process_time(), sum(t["decisions"] for t in rec["timing"])))
+        marks.append((time.process_time(), time.perf_counter(),
+                      sum(t["decisions"] for t in rec["timing"])))
     Runner(RunConfig(**kw), progress=progress).run()
-    decisions = sum(d for _, d in marks[1:])
-    print(json.dumps({"zmq": (marks[-1][0] - marks[0][0]) / decisions * 1e6}))
+    if measure == "zmq":
+        decisions = sum(m[2] for m in marks[1:])
+        print(json.dumps({"zmq": (marks[-1][0] - marks[0][0]) / decisions * 1e6}))
+    else:
+        n = (len(marks) - 1) // 5  # five runs of games after the first
+        print(json.dumps({"zmq-wall": min(
+            (marks[(k + 1) * n][1] - marks[k * n][1])
+            / sum(m[2] for m in marks[k * n + 1:(k + 1) * n + 1]) * 1e6 for k in range(5))}))
 elif measure == "sdk":
     try:
         from protocol.codec import decode_trusted as decode
@@ -177,10 +187,12 @@ while True:
 '''
 
 # (measure, size, what it prints, unit)
-MEASURES = (("in-process", 1000), ("engine", 1000), ("zmq", 100), ("sdk", 300))
+MEASURES = (("in-process", 1000), ("engine", 1000), ("zmq", 100), ("zmq-wall", 151),
+            ("sdk", 300))
 LINES = (("in-process", "in-process runner, official 4 x caller", "CPU µs/game"),
          ("engine", "engine loop + transcript JSON, same games", "CPU µs/game"),
          ("zmq", "referee over ZeroMQ, 4 raw trivial bots, 1 CPU", "CPU µs/decision"),
+         ("zmq-wall", "the same on every CPU, least disturbed fifth", "wall µs/decision"),
          ("sdk", "SDK bot's answer to an act (caller, 4 seats)", "CPU µs/decision"),
          ("transcript", "transcripts.jsonl per game (in-process run)", "bytes"))
 
