@@ -1,7 +1,7 @@
 """The headline benchmarks on the working tree and on a commit, side by side: a script,
 not a test.
 
-    python benchmarks/compare.py REF              # e.g. main, a361e09; about 2 minutes
+    python benchmarks/compare.py REF              # e.g. main, a361e09; about 20 s
     python benchmarks/compare.py REF --rounds 5   # more rounds, steadier medians
 
 REF is checked out in a git worktree of its own (``/tmp/referee-compare-<commit>``, kept
