@@ -225,10 +225,23 @@ def test_ctrl_c_leaves_no_process_or_cgroup(tmp_path):
     assert left.stdout.split() == []
 
 
+def _reaper_of(pid: int) -> int:
+    """The pid of the run's reaper (``referee.reaper``), a child of referee ``pid``."""
+    for d in Path("/proc").iterdir():
+        try:
+            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == pid and b"referee.reaper" in (d / "cmdline").read_bytes():
+                return int(d.name)
+        except (OSError, ValueError):
+            continue
+    raise AssertionError(f"referee {pid} has no reaper")
+
+
 @pytest.mark.skipif(not detect().version, reason="no writable cgroup here")
 def test_cgroups_of_a_killed_referee_are_removed_by_the_next_run(tmp_path):
-    """kill -9 leaves the run's cgroups behind (its bots die with it); the next run
-    removes them once nothing runs in them."""
+    """kill -9 of the referee and of its reaper (which would remove them at once) leaves
+    the run's cgroups behind (the bots die with the referee); the next run removes them
+    once nothing runs in them."""
     bots = tmp_path / "bots"
     bots.mkdir()
     shutil.copy(POLISH / "caller.py", bots / "caller.py")
@@ -241,6 +254,7 @@ def test_cgroups_of_a_killed_referee_are_removed_by_the_next_run(tmp_path):
     deadline = time.monotonic() + 60
     while not (games.exists() and games.stat().st_size) and time.monotonic() < deadline:
         time.sleep(0.05)
+    os.kill(_reaper_of(proc.pid), signal.SIGKILL)
     proc.kill()
     proc.wait()
     assert _cgroups_of(proc.pid)
