@@ -427,7 +427,8 @@ def run_match(work: Workload, players: int, games: int, profile_top: int, raw_bo
         if k in bounds:
             bots_cpu = bots_cpu_s(runner)
             marks[k] = (time.perf_counter(), time.process_time(), bots_cpu)
-        if k + 1 == games:
+            # At every bound: the last games are reported after their bots were told
+            # ``bye`` (``referee.backlog``), when they may be gone.
             bot_hwm.extend(vm_hwm_kb(i.process.pid) for i in runner.instances if i.process)
         if prof is not None and k == 0:
             prof.enable()
