@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from referee.cgroup import detect
+from referee.peercred import parent_pid
 from referee.process import closed_to_others
 from referee.sandbox import bwrap_problem, hosting_paths
 
@@ -228,11 +229,12 @@ def test_ctrl_c_leaves_no_process_or_cgroup(tmp_path):
 def _reaper_of(pid: int) -> int:
     """The pid of the run's reaper (``referee.reaper``), a child of referee ``pid``."""
     for d in Path("/proc").iterdir():
+        if not d.name.isdigit() or parent_pid(int(d.name)) != pid:
+            continue
         try:
-            ppid = int((d / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            if ppid == pid and b"referee.reaper" in (d / "cmdline").read_bytes():
+            if b"referee.reaper" in (d / "cmdline").read_bytes():
                 return int(d.name)
-        except (OSError, ValueError):
+        except OSError:  # it has exited since
             continue
     raise AssertionError(f"referee {pid} has no reaper")
 
