@@ -46,6 +46,10 @@ from referee.tournament import ProgressFn, Tournament
 POLL_MS = 20
 # A wait that returns this much after its time means the referee itself did not run.
 STALL_S = 0.005
+# Work between two waits takes far less (a turn of the hub at most 5 ms); this much
+# means the referee did not run (stopped, or starved of a CPU) or was busy with work of
+# its own, such as starting processes.
+GAP_S = 0.02
 LIVENESS_EVERY_S = 0.05
 # Deadlines are judged at most this long before now while frames stay unread.
 UNREAD_LAG_S = 1.0
@@ -313,6 +317,7 @@ class Runner(Tournament):
         self._first_slot = first_slot
         self.unjournaled = Backlog(most=config.concurrency)  # finished games
         self._stepped_at = 0.0  # when the loop last took a step of the backlog
+        self._clock_at = time.perf_counter()  # the time kept up to (``_clock``)
 
     @property
     def instances(self) -> list[BotInstance]:
@@ -337,8 +342,7 @@ class Runner(Tournament):
             for inst in waiting:
                 if inst.process is None and self._starting() < STARTING_AT_ONCE:
                     inst.launch()
-            self._pump(POLL_MS)
-            now = time.perf_counter()
+            now = self._pump(POLL_MS)
             for inst in waiting:
                 why = None if inst.ready or inst.process is None else inst.start_failure(now)
                 if why is not None:
@@ -403,8 +407,7 @@ class Runner(Tournament):
                     self._stepped_at = now
                     self.unjournaled.step()
                     wait_ms = 0.0
-            self._pump(max(0.0, wait_ms))
-            now = time.perf_counter()
+            now = self._pump(max(0.0, wait_ms))
             if any(now >= at for at in looks):
                 self._look(now)
             if now - last_liveness > LIVENESS_EVERY_S:
@@ -418,7 +421,9 @@ class Runner(Tournament):
         before it) may have come in time, while the referee worked on others. Under a
         flood that leaves the socket never empty, the judging lags ``now`` by
         UNREAD_LAG_S at most."""
-        at = max(self.hub.quiet_since(), now - UNREAD_LAG_S)
+        # Never later than ``now``: what the referee did not see by then (it may have
+        # been stopped since) is the next look's.
+        at = min(now, max(self.hub.quiet_since(), now - UNREAD_LAG_S))
         for t in self.tables:
             if t is not None and t.pending is not None:
                 t.look(now, at)
@@ -513,12 +518,12 @@ class Runner(Tournament):
         yield
         self.journal_encoded(record, line)
 
-    def _pump(self, timeout_ms: float) -> None:
-        asked = time.perf_counter()
+    def _pump(self, timeout_ms: float) -> float:
+        """Wait up to ``timeout_ms`` for frames and deal with them; the time it is done
+        (``time.perf_counter``), up to which the clock is kept (``_clock``)."""
+        self._clock(time.perf_counter())
         items = self.hub.incoming(timeout_ms)  # lazily: each judged after the last
-        late = time.perf_counter() - asked - timeout_ms / 1000
-        if late > STALL_S:
-            self._forgive(late)
+        self._clock(time.perf_counter(), timeout_ms / 1000, STALL_S)
         for item in items:
             inst = item.peer
             if item.hello:
@@ -554,17 +559,35 @@ class Runner(Tournament):
                 table.on_reply(inst, reply.action, item.received_at)
             else:  # undecodable, or the bot's own error reply (SPEC.md section 4)
                 table.on_bad_message(inst, reply.error if reply else error, item.received_at)
+        done = time.perf_counter()
+        self._clock(done)
+        return done
 
-    def _forgive(self, stalled_s: float) -> None:
-        """The wait ended ``stalled_s`` after its time: this process did not run (the
-        machine was overloaded, or paused). Nobody can tell what the bots did meanwhile,
-        so that time is not charged: requests in flight are taken as sent that much
-        later."""
+    def _clock(self, now: float, expected_s: float = 0.0, slack_s: float = GAP_S) -> None:
+        """Keep the clock up to ``now``: since it was last kept, the referee expected to
+        take ``expected_s`` (a wait's timeout; its own work takes next to nothing).
+        Over ``slack_s`` more, and it did not run or was busy with work of its own: that
+        time is forgiven. Kept before every judgement of a deadline (a stop falls whole
+        between two readings of the time, so no judgement sees it unforgiven)."""
+        stalled_s = now - self._clock_at - expected_s
+        if stalled_s > slack_s:
+            self._forgive(now - stalled_s, now)
+        self._clock_at = now
+
+    def _forgive(self, start: float, end: float) -> None:
+        """From ``start`` to ``end`` this process did not run (the machine was
+        overloaded, or it was stopped), or did work of its own. Nobody can tell what the
+        bots did meanwhile, so that time is not charged: a request in flight is taken as
+        sent that much later (the part after it went out, for one sent meanwhile).
+        Its bot's CPU time is charged still (``Pending.forgiven``)."""
         for table in self.tables:
             if table is not None and table.pending is not None:
-                table.pending.sent_at += stalled_s
-                table.pending.deadline += stalled_s
-                table.pending.forgiven = True
+                pending = table.pending
+                stalled_s = end - max(pending.sent_at, start)
+                if stalled_s > 0:
+                    pending.sent_at += stalled_s
+                    pending.deadline += stalled_s
+                    pending.forgiven = True
 
     def _check_liveness(self) -> None:
         """End the instances whose process has exited (one that is still starting is

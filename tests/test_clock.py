@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -98,11 +99,12 @@ def test_a_reply_left_unread_came_after_the_socket_was_last_seen_empty():
 
 
 def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) -> None:
-    """SIGSTOP the referee for 300 ms, several times, with a 100 ms move time and no
-    bank: the bots answered long before, but the referee could not look. No timeouts."""
+    """SIGSTOP the referee for 100 ms, 30 times at random moments, with a 100 ms move
+    time and no bank: the bots answered long before, but the referee could not look,
+    wherever in its loop it was stopped. No timeouts."""
     out = tmp_path / "run"
     caller = good(tmp_path, "caller.py")[0]
-    proc = subprocess.Popen([str(REFEREE), "run", "--bots", caller, caller, "--games", "300",
+    proc = subprocess.Popen([str(REFEREE), "run", "--bots", caller, caller, "--games", "1000",
                              "--move-time", "100ms", "--time-bank", "0", "--seed", "1",
                              "--out", str(out)], cwd=tmp_path, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
@@ -111,15 +113,18 @@ def test_time_in_which_the_referee_did_not_run_is_not_charged(tmp_path: Path) ->
     while not (journal.exists() and journal.read_text().count("\n") >= 5):
         assert time.monotonic() < deadline and proc.poll() is None
         time.sleep(0.01)
-    for _ in range(5):
+    stops, pauses = 0, random.Random(1)
+    while stops < 30 and proc.poll() is None:
         proc.send_signal(signal.SIGSTOP)
-        time.sleep(0.3)
+        time.sleep(0.1)
         proc.send_signal(signal.SIGCONT)
-        time.sleep(0.05)
+        stops += 1
+        time.sleep(pauses.uniform(0.01, 0.05))
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
+    assert stops == 30  # the run outlasted them
     records = [json.loads(line) for line in journal.read_text().splitlines()]
-    assert len(records) == 300
+    assert len(records) == 1000
     assert [f for r in records for f in r["faults"]] == []
     assert_nothing_left(tmp_path)
 
