@@ -44,11 +44,11 @@ from referee.schedule import ScheduledGame, table_seatings
 from referee.tournament import ProgressFn, Tournament
 
 POLL_MS = 20
-# A wait that returns this much after its time means the referee itself did not run.
+# A wait that ends this much after its time (counted from the end of the last) means the
+# referee did not run, or was busy with work of its own such as starting processes.
 STALL_S = 0.005
-# Work between two waits takes far less (a turn of the hub at most 5 ms); this much
-# means the referee did not run (stopped, or starved of a CPU) or was busy with work of
-# its own, such as starting processes.
+# Dealing with a wait's frames takes far less (a turn of the hub is at most 5 ms); this
+# much means the referee did not run (stopped, or starved of a CPU) meanwhile.
 GAP_S = 0.02
 LIVENESS_EVERY_S = 0.05
 # Deadlines are judged at most this long before now while frames stay unread.
@@ -521,8 +521,9 @@ class Runner(Tournament):
     def _pump(self, timeout_ms: float) -> float:
         """Wait up to ``timeout_ms`` for frames and deal with them; the time it is done
         (``time.perf_counter``), up to which the clock is kept (``_clock``)."""
-        self._clock(time.perf_counter())
         items = self.hub.incoming(timeout_ms)  # lazily: each judged after the last
+        # Since the last pump, the wait and the loop's own work (which takes next to
+        # nothing, but for a table's start: that is forgiven too).
         self._clock(time.perf_counter(), timeout_ms / 1000, STALL_S)
         for item in items:
             inst = item.peer
@@ -565,10 +566,10 @@ class Runner(Tournament):
 
     def _clock(self, now: float, expected_s: float = 0.0, slack_s: float = GAP_S) -> None:
         """Keep the clock up to ``now``: since it was last kept, the referee expected to
-        take ``expected_s`` (a wait's timeout; its own work takes next to nothing).
-        Over ``slack_s`` more, and it did not run or was busy with work of its own: that
-        time is forgiven. Kept before every judgement of a deadline (a stop falls whole
-        between two readings of the time, so no judgement sees it unforgiven)."""
+        take ``expected_s`` (a wait's timeout). Over ``slack_s`` more, and it did not run
+        or was busy with work of its own: that time is forgiven. Kept before every
+        judgement of a deadline (a stop falls whole between two readings of the time,
+        so no judgement sees it unforgiven)."""
         stalled_s = now - self._clock_at - expected_s
         if stalled_s > slack_s:
             self._forgive(now - stalled_s, now)
