@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from referee.cgroup import detect
-from referee.peercred import parent_pid
 from referee.process import closed_to_others
 from referee.sandbox import bwrap_problem, hosting_paths
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "hostile"))
+from harness import _procs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 POLISH = ROOT / "bots" / "polish_poker"
@@ -228,15 +230,9 @@ def test_ctrl_c_leaves_no_process_or_cgroup(tmp_path):
 
 def _reaper_of(pid: int) -> int:
     """The pid of the run's reaper (``referee.reaper``), a child of referee ``pid``."""
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit() or parent_pid(int(d.name)) != pid:
-            continue
-        try:
-            if b"referee.reaper" in (d / "cmdline").read_bytes():
-                return int(d.name)
-        except OSError:  # it has exited since
-            continue
-    raise AssertionError(f"referee {pid} has no reaper")
+    reapers = [p for p, ppid, _, cmd in _procs() if ppid == pid and "referee.reaper" in cmd]
+    assert reapers, f"referee {pid} has no reaper"
+    return reapers[0]
 
 
 @pytest.mark.skipif(not detect().version, reason="no writable cgroup here")
