@@ -33,16 +33,20 @@ from evaluator.declarations import (
     parse_declaration,
     raise_error,
 )
-from evaluator.evaluate import (
-    PoolArrayError,
-    best,
-    best_many,
-    exists,
-    exists_bits,
-    exists_many,
-    pool_array,
-    pool_bits,
-)
+from evaluator.evaluate import best, exists, exists_bits, pool_bits
+
+# The array functions need numpy (about 75 ms to import), which a bot that only reads
+# cards and declarations should not pay for at every start.
+_BATCH = ("PoolArrayError", "best_many", "exists_many", "pool_array")
+
+
+def __getattr__(name: str) -> object:
+    if name in _BATCH:
+        from evaluator import batch
+
+        return getattr(batch, name)
+    raise AttributeError(f"module 'evaluator' has no attribute {name!r}")
+
 
 __all__ = [
     "CARD_TEXT", "CATEGORIES", "JOKER_ID", "RULESETS", "Card", "CardError",

@@ -6,7 +6,7 @@ name without the leading underscore (``_run_rank`` -> ``run_ranks``, ``_popcount
 Compiled lazily on first call and cached on disk (``cache=True``); nothing compiles at
 import.
 
-Arguments are prepared by ``evaluator.evaluate``: ``reqs`` is an (n_decl, 5) int64
+Arguments are prepared by ``evaluator.batch``: ``reqs`` is an (n_decl, 5) int64
 array of requirements (see ``Declaration.requirement``), ``pools`` an (n_pools,
 n_columns) uint8 array of 0 and 1 only, and ``column_ids`` the card id of each column;
 ``exists_many`` fills an ``out`` array that the caller allocates.

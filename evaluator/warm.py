@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from evaluator.batch import best_many, exists_many
 from evaluator.cards import RULESETS, deck_cards
-from evaluator.evaluate import best_many, exists_many
 from evaluator.turkish_kernels import rank_keys
 
 

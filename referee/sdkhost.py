@@ -7,6 +7,7 @@ takes its ``act`` and optional hooks (``on_game_start``, ``on_notice``,
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import os
 import shutil
@@ -61,6 +62,24 @@ def seed_kernel_cache() -> None:
             pass
 
 
+class _SeedOnNumba(importlib.abc.MetaPathFinder):
+    """Seeds the kernel cache the moment numba is first imported, and then steps aside:
+    a bot that never uses a kernel never pays for the copy."""
+
+    def find_spec(self, name: str, path: object, target: object = None) -> None:
+        if name == "numba":
+            sys.meta_path.remove(self)
+            seed_kernel_cache()
+
+
+def seed_kernel_cache_on_use() -> None:
+    """``seed_kernel_cache`` when the bot first imports numba (now, if it already has)."""
+    if "numba" in sys.modules:
+        seed_kernel_cache()
+    else:
+        sys.meta_path.insert(0, _SeedOnNumba())
+
+
 def main(argv: list[str]) -> int:
     """``BOT.py [ARG...]``: the bot sees ``[BOT.py, ARG...]`` as its ``sys.argv`` (the
     ``arg=VALUE`` of its bot argument, ``referee.botargs``)."""
@@ -68,7 +87,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m referee.sdkhost BOT.py [ARG...]", file=sys.stderr)
         return EXIT_BAD_BOT
     sys.argv = list(argv)
-    seed_kernel_cache()
+    seed_kernel_cache_on_use()
     try:
         bot = load_bot(argv[0])
     except (ImportError, OSError) as exc:
